@@ -1,0 +1,35 @@
+// `streampipe info`: the GPUs and the measured limits every other report is held against.
+
+#include "commands.hpp"
+#include "info_report.hpp"
+
+#include "streampipe/io/atomic_file.hpp"
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <memory>
+
+namespace streampipe::cli {
+
+Command add_info(CLI::App& app) {
+  auto* sub = app.add_subcommand(
+      "info",
+      "List the GPUs (name, compute capability, SMs, memory, copy engines, PCIe link) and "
+      "measure pinned/pageable H2D and D2H, both directions at once, and device-to-device "
+      "bandwidth with CUDA events (median of several runs after warm-up).");
+  auto options = std::make_shared<InfoOptions>();
+  sub->add_option("-d,--device", options->devices, "GPU index to describe (repeatable; default: all)");
+  sub->add_option("--size-mib", options->size_mib, "bytes per copy, in MiB")->capture_default_str()
+      ->check(CLI::Range(1, 16384));
+  sub->add_option("--runs", options->runs, "timed runs per figure (the median is reported)")
+      ->capture_default_str()->check(CLI::Range(1, 1000));
+  sub->add_option("--warmup", options->warmup, "untimed runs before timing")->capture_default_str()
+      ->check(CLI::Range(0, 100));
+  sub->add_flag("--no-measure", options->no_measure, "describe the devices only");
+  sub->add_flag("--no-pageable", options->no_pageable, "skip the (slow) pageable measurements");
+  sub->add_option("--json", options->json_path, "also write the results as JSON to FILE ('-' for stdout)");
+  return {sub, [options] { return run_info(*options); }};
+}
+
+}  // namespace streampipe::cli

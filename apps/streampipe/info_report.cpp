@@ -1,0 +1,126 @@
+#include "info_report.hpp"
+
+#include "commands.hpp"
+#include "streampipe/cuda/bandwidth.hpp"
+#include "streampipe/io/atomic_file.hpp"
+#include "streampipe/report/host_info.hpp"
+#include "streampipe/report/table.hpp"
+
+#include <fmt/format.h>
+
+namespace streampipe::cli {
+namespace {
+
+nlohmann::json describe_device(const Device& d) {
+  const auto& p = d.properties();
+  const auto mem = d.memory_info();
+  const auto link = d.pcie_link();
+  return {{"index", d.index()},
+          {"name", p.name},
+          {"compute_capability", fmt::format("{}.{}", p.major, p.minor)},
+          {"multiprocessors", p.multiProcessorCount},
+          {"memory_total_bytes", mem.total_bytes},
+          {"memory_free_bytes", mem.free_bytes},
+          {"memory_bus_width_bits", p.memoryBusWidth},
+          {"l2_cache_bytes", p.l2CacheSize},
+          {"copy_engines", p.asyncEngineCount},
+          {"concurrent_kernels", p.concurrentKernels != 0},
+          {"max_threads_per_block", p.maxThreadsPerBlock},
+          {"shared_memory_per_block_optin", p.sharedMemPerBlockOptin},
+          {"pcie",
+           {{"bus_id", link.bus_id},
+            {"current_speed", link.current_speed},
+            {"current_width", link.current_width},
+            {"max_speed", link.max_speed},
+            {"max_width", link.max_width}}}};
+}
+
+void print_device(const nlohmann::json& j) {
+  const double gib = 1024.0 * 1024.0 * 1024.0;
+  fmt::print("GPU {}: {}\n", j["index"].get<int>(), j["name"].get<std::string>());
+  fmt::print("  compute capability {}, {} SMs, L2 {:.0f} MiB\n", j["compute_capability"].get<std::string>(),
+             j["multiprocessors"].get<int>(), j["l2_cache_bytes"].get<double>() / (1024 * 1024));
+  fmt::print("  memory {:.1f} GiB ({:.1f} GiB free), {}-bit bus\n",
+             j["memory_total_bytes"].get<double>() / gib, j["memory_free_bytes"].get<double>() / gib,
+             j["memory_bus_width_bits"].get<int>());
+  fmt::print("  copy engines {}, concurrent kernels {}\n", j["copy_engines"].get<int>(),
+             j["concurrent_kernels"].get<bool>() ? "yes" : "no");
+  const auto& pcie = j["pcie"];
+  const auto speed = pcie["current_speed"].get<std::string>();
+  if (speed.empty())
+    fmt::print("  PCIe {}: link speed not reported by this system\n", pcie["bus_id"].get<std::string>());
+  else
+    fmt::print("  PCIe {}: {} x{} (max {} x{})\n", pcie["bus_id"].get<std::string>(), speed,
+               pcie["current_width"].get<int>(), pcie["max_speed"].get<std::string>(),
+               pcie["max_width"].get<int>());
+}
+
+}  // namespace
+
+int run_info(const InfoOptions& o, nlohmann::json* json_out) {
+  const auto host = report::describe_host();
+  nlohmann::json out;
+  out["host"] = host;
+  fmt::print("host: {} | {} | {} cores | {:.1f} GiB | CUDA runtime {} | driver {}\n", host.hostname,
+             host.cpu_model, host.cores, host.memory_gib,
+             report::format_cuda_version(host.cuda_runtime_version),
+             report::format_cuda_version(host.cuda_driver_version));
+  out["devices"] = nlohmann::json::array();
+
+  const auto reason = Device::unavailable_reason();
+  if (reason) {
+    fmt::print("no CUDA device is usable here ({}).\n"
+               "streampipe tools will run on the host backend (threads and memcpy), slowly.\n",
+               *reason);
+    out["gpu_unavailable_reason"] = *reason;
+  } else {
+    std::vector<int> indices = o.devices;
+    if (indices.empty())
+      for (int i = 0; i < Device::count(); ++i) indices.push_back(i);
+    for (const int index : indices) {
+      if (index < 0 || index >= Device::count())
+        throw UsageError(fmt::format("--device {}: there are {} GPUs (0..{})", index, Device::count(),
+                                     Device::count() - 1));
+    }
+    for (const int index : indices) {
+      const Device device(index);
+      auto dj = describe_device(device);
+      print_device(dj);
+      if (!o.no_measure) {
+        BandwidthOptions bo;
+        bo.bytes = static_cast<std::size_t>(o.size_mib) << 20;
+        bo.runs = o.runs;
+        bo.warmup = o.warmup;
+        bo.pageable = !o.no_pageable;
+        const auto limits = measure_link(device, bo);
+        report::Table table({"path", "GB/s", "min", "max"});
+        nlohmann::json bw = nlohmann::json::object();
+        for (const auto& f : limits.figures) {
+          table.add_row({f.label, fmt::format("{:.1f}", f.median_gbps), fmt::format("{:.1f}", f.min_gbps),
+                         fmt::format("{:.1f}", f.max_gbps)});
+          bw[f.path] = {{"median_gbps", f.median_gbps},
+                        {"min_gbps", f.min_gbps},
+                        {"max_gbps", f.max_gbps},
+                        {"bytes", f.bytes},
+                        {"label", f.label}};
+        }
+        fmt::print("{}", table.str(fmt::format("  measured: {} MiB per copy, median of {} runs after {} "
+                                               "warm-up (min/max across runs)",
+                                               o.size_mib, o.runs, o.warmup)));
+        dj["bandwidth"] = bw;
+        dj["measurement"] = {{"bytes_per_copy", bo.bytes}, {"runs", bo.runs}, {"warmup", bo.warmup}};
+      }
+      out["devices"].push_back(dj);
+    }
+  }
+  if (!o.json_path.empty()) {
+    if (o.json_path == "-")
+      fmt::print("{}\n", out.dump(2));
+    else
+      io::write_file_atomically(o.json_path, out.dump(2) + "\n");
+  }
+  if (json_out != nullptr) *json_out = std::move(out);
+  return 0;
+}
+
+}  // namespace streampipe::cli

@@ -1,0 +1,24 @@
+#pragma once
+// The body of `info`, shared with `demo` (which runs a shorter measurement).
+
+#include <nlohmann/json.hpp>
+
+#include <string>
+#include <vector>
+
+namespace streampipe::cli {
+
+struct InfoOptions {
+  std::vector<int> devices;
+  int size_mib = 256;
+  int runs = 9;
+  int warmup = 2;
+  bool no_measure = false;
+  bool no_pageable = false;
+  std::string json_path;
+};
+
+// Prints the report and returns the exit status; `json_out`, when given, receives the JSON.
+int run_info(const InfoOptions& options, nlohmann::json* json_out = nullptr);
+
+}  // namespace streampipe::cli

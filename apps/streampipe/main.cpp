@@ -1,0 +1,42 @@
+// streampipe: move batches of data through NVIDIA GPUs at the speed of the hardware.
+
+#include "commands.hpp"
+#include "streampipe/cuda/error.hpp"
+
+#include <fmt/format.h>
+
+#include <cstdio>
+#include <exception>
+#include <vector>
+
+int main(int argc, char** argv) {
+  using namespace streampipe::cli;
+  CLI::App app{
+      "streampipe: overlap host<->device copies and kernels across CUDA streams, and measure "
+      "where the time goes.\nWithout a GPU the tools run on the host backend (slowly)."};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", "streampipe 0.1.0");
+
+  const std::vector<Command> commands = {add_info(app), add_demo(app)};
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& e) {
+    const int code = app.exit(e);
+    return code == 0 ? 0 : 2;
+  }
+  try {
+    for (const auto& command : commands)
+      if (command.app->parsed()) return command.run();
+  } catch (const UsageError& e) {
+    fmt::print(stderr, "streampipe: {}\n", e.what());
+    return 2;
+  } catch (const streampipe::CudaError& e) {
+    fmt::print(stderr, "streampipe: {}\n", e.what());
+    return 1;
+  } catch (const std::exception& e) {
+    fmt::print(stderr, "streampipe: error: {}\n", e.what());
+    return 1;
+  }
+  return 2;
+}

@@ -1,0 +1,66 @@
+#pragma once
+// A GPU named by explicit index. Properties are read once per device and cached for the
+// process. Device::count() never throws for "no GPU here": it returns 0, and
+// Device::unavailable_reason() says why, so callers can fall back to the host backend.
+
+#include <cuda_runtime_api.h>
+
+#include <cstddef>
+#include <optional>
+#include <string>
+
+namespace streampipe {
+
+struct DeviceMemoryInfo {
+  std::size_t free_bytes = 0;
+  std::size_t total_bytes = 0;
+};
+
+struct PcieLink {
+  std::string bus_id;        // e.g. "0000:17:00.0"
+  std::string current_speed; // as the kernel reports it, e.g. "32.0 GT/s PCIe"; empty if unknown
+  int current_width = 0;     // lanes; 0 if unknown
+  std::string max_speed;
+  int max_width = 0;
+};
+
+class Device {
+ public:
+  explicit Device(int index);  // throws std::out_of_range for an index that does not exist
+
+  [[nodiscard]] static int count() noexcept;
+  // nullopt when at least one device is usable; otherwise the runtime's explanation.
+  [[nodiscard]] static std::optional<std::string> unavailable_reason();
+  [[nodiscard]] static Device current();
+
+  [[nodiscard]] int index() const noexcept { return index_; }
+  [[nodiscard]] const cudaDeviceProp& properties() const;
+  [[nodiscard]] std::string name() const { return properties().name; }
+  [[nodiscard]] int multiprocessors() const { return properties().multiProcessorCount; }
+  [[nodiscard]] int copy_engines() const { return properties().asyncEngineCount; }
+  [[nodiscard]] DeviceMemoryInfo memory_info() const;
+  [[nodiscard]] PcieLink pcie_link() const;
+
+  void make_current() const;
+  void synchronize() const;
+
+  friend bool operator==(const Device& a, const Device& b) noexcept { return a.index_ == b.index_; }
+
+ private:
+  int index_;
+};
+
+// Makes a device current for a scope and restores the previous one on exit.
+class CurrentDeviceGuard {
+ public:
+  explicit CurrentDeviceGuard(const Device& device);
+  ~CurrentDeviceGuard();
+  CurrentDeviceGuard(const CurrentDeviceGuard&) = delete;
+  CurrentDeviceGuard& operator=(const CurrentDeviceGuard&) = delete;
+
+ private:
+  int previous_ = -1;
+  bool changed_ = false;
+};
+
+}  // namespace streampipe

@@ -1,0 +1,27 @@
+#pragma once
+// Scoped NVTX range for Nsight Systems timelines. Compiles to nothing when the build has
+// no NVTX (reported at configure time).
+
+#if defined(STREAMPIPE_HAVE_NVTX)
+#include <nvtx3/nvToolsExt.h>
+#endif
+
+namespace streampipe {
+
+class NvtxRange {
+ public:
+  explicit NvtxRange([[maybe_unused]] const char* name) noexcept {
+#if defined(STREAMPIPE_HAVE_NVTX)
+    nvtxRangePushA(name);
+#endif
+  }
+  ~NvtxRange() {
+#if defined(STREAMPIPE_HAVE_NVTX)
+    nvtxRangePop();
+#endif
+  }
+  NvtxRange(const NvtxRange&) = delete;
+  NvtxRange& operator=(const NvtxRange&) = delete;
+};
+
+}  // namespace streampipe

@@ -1,0 +1,87 @@
+#pragma once
+// Page-locked host memory. PinnedBuffer<T> owns a cudaMallocHost allocation (expensive:
+// about 0.5 ms per MiB; reuse it, or take blocks from PinnedPool). HostRegistration pins
+// memory the caller already owns (cudaHostRegister) for its own lifetime.
+
+#include "streampipe/cuda/device_buffer.hpp"
+
+#include <cstddef>
+#include <span>
+#include <type_traits>
+#include <utility>
+
+namespace streampipe {
+
+namespace detail {
+void* pinned_malloc(std::size_t bytes);
+void pinned_free(void* ptr) noexcept;
+}  // namespace detail
+
+template <typename T>
+class PinnedBuffer {
+  static_assert(std::is_trivially_copyable_v<T>, "pinned buffers hold trivially copyable types");
+
+ public:
+  PinnedBuffer() = default;
+  explicit PinnedBuffer(std::size_t count)
+      : data_(static_cast<T*>(detail::pinned_malloc(detail::bytes_for<T>(count)))), size_(count) {}
+  ~PinnedBuffer() { reset(); }
+  PinnedBuffer(PinnedBuffer&& o) noexcept
+      : data_(std::exchange(o.data_, nullptr)), size_(std::exchange(o.size_, 0)) {}
+  PinnedBuffer& operator=(PinnedBuffer&& o) noexcept {
+    if (this != &o) {
+      reset();
+      data_ = std::exchange(o.data_, nullptr);
+      size_ = std::exchange(o.size_, 0);
+    }
+    return *this;
+  }
+  PinnedBuffer(const PinnedBuffer&) = delete;
+  PinnedBuffer& operator=(const PinnedBuffer&) = delete;
+
+  [[nodiscard]] T* data() const noexcept { return data_; }
+  [[nodiscard]] std::size_t size() const noexcept { return size_; }
+  [[nodiscard]] std::size_t bytes() const noexcept { return size_ * sizeof(T); }
+  [[nodiscard]] std::span<T> span() const noexcept { return {data_, size_}; }
+  T& operator[](std::size_t i) const noexcept { return data_[i]; }
+  T* begin() const noexcept { return data_; }
+  T* end() const noexcept { return data_ + size_; }
+
+  void reset() noexcept {
+    if (data_ != nullptr) detail::pinned_free(data_);
+    data_ = nullptr;
+    size_ = 0;
+  }
+
+ private:
+  T* data_ = nullptr;
+  std::size_t size_ = 0;
+};
+
+class HostRegistration {
+ public:
+  HostRegistration() = default;
+  // Pins [data, data + bytes). The memory must outlive the registration.
+  HostRegistration(void* data, std::size_t bytes);
+  template <typename T>
+  explicit HostRegistration(std::span<T> s) : HostRegistration(const_cast<std::remove_const_t<T>*>(s.data()), s.size_bytes()) {}
+  ~HostRegistration() { reset(); }
+  HostRegistration(HostRegistration&& o) noexcept
+      : data_(std::exchange(o.data_, nullptr)), bytes_(std::exchange(o.bytes_, 0)) {}
+  HostRegistration& operator=(HostRegistration&& o) noexcept;
+  HostRegistration(const HostRegistration&) = delete;
+  HostRegistration& operator=(const HostRegistration&) = delete;
+
+  [[nodiscard]] void* data() const noexcept { return data_; }
+  [[nodiscard]] std::size_t bytes() const noexcept { return bytes_; }
+  void reset() noexcept;
+
+ private:
+  void* data_ = nullptr;
+  std::size_t bytes_ = 0;
+};
+
+// True when `ptr` is page-locked memory known to CUDA (cudaMallocHost or registered).
+[[nodiscard]] bool is_pinned(const void* ptr);
+
+}  // namespace streampipe

@@ -1,0 +1,82 @@
+#pragma once
+// A thread-safe pool of page-locked host blocks. cudaMallocHost of 1 GiB takes about half a
+// second, so staging memory is allocated once and reused: acquire() hands out a PinnedBlock
+// lease that goes back to the pool when destroyed. A request reuses a cached block at least
+// as large and at most about twice as large; otherwise a new block is allocated. Cached
+// bytes above `max_cached_bytes` are freed as blocks come back.
+
+#include <cstddef>
+#include <memory>
+#include <span>
+
+namespace streampipe {
+
+namespace detail {
+struct PinnedPoolState;
+}
+
+class PinnedBlock {
+ public:
+  PinnedBlock() = default;
+  ~PinnedBlock() { release(); }
+  PinnedBlock(PinnedBlock&& o) noexcept;
+  PinnedBlock& operator=(PinnedBlock&& o) noexcept;
+  PinnedBlock(const PinnedBlock&) = delete;
+  PinnedBlock& operator=(const PinnedBlock&) = delete;
+
+  [[nodiscard]] std::byte* data() const noexcept { return data_; }
+  [[nodiscard]] std::size_t size() const noexcept { return size_; }          // as requested
+  [[nodiscard]] std::size_t capacity() const noexcept { return capacity_; }  // as allocated
+  [[nodiscard]] std::span<std::byte> bytes() const noexcept { return {data_, size_}; }
+  template <typename T>
+  [[nodiscard]] std::span<T> as() const noexcept {
+    return {reinterpret_cast<T*>(data_), size_ / sizeof(T)};
+  }
+  [[nodiscard]] explicit operator bool() const noexcept { return data_ != nullptr; }
+  void release() noexcept;  // returns the block to its pool now
+
+ private:
+  friend class PinnedPool;
+  PinnedBlock(std::shared_ptr<detail::PinnedPoolState> pool, std::byte* data, std::size_t size,
+              std::size_t capacity) noexcept
+      : pool_(std::move(pool)), data_(data), size_(size), capacity_(capacity) {}
+
+  std::shared_ptr<detail::PinnedPoolState> pool_;
+  std::byte* data_ = nullptr;
+  std::size_t size_ = 0;
+  std::size_t capacity_ = 0;
+};
+
+struct PinnedPoolStats {
+  std::size_t hits = 0;             // requests served from cache
+  std::size_t misses = 0;           // requests that allocated
+  std::size_t bytes_cached = 0;     // idle bytes held for reuse
+  std::size_t bytes_in_use = 0;     // bytes out on lease
+  std::size_t blocks_cached = 0;
+  double allocation_ms = 0.0;       // total host time spent in cudaMallocHost
+};
+
+class PinnedPool {
+ public:
+  static constexpr std::size_t kUnlimited = static_cast<std::size_t>(-1);
+  explicit PinnedPool(std::size_t max_cached_bytes = kUnlimited);
+  ~PinnedPool();  // frees cached blocks; blocks still on lease are freed when they return
+  PinnedPool(const PinnedPool&) = delete;
+  PinnedPool& operator=(const PinnedPool&) = delete;
+
+  [[nodiscard]] PinnedBlock acquire(std::size_t bytes);
+  [[nodiscard]] PinnedPoolStats stats() const;
+  void trim(std::size_t keep_bytes = 0);  // frees idle blocks until at most keep_bytes remain
+
+  // The process-wide pool that the engine and tools share. Never destroyed (CUDA may be
+  // unloaded before static destructors run); the OS reclaims it at exit.
+  static PinnedPool& global();
+
+  // The size a request is rounded to (64 KiB steps below 16 MiB, 2 MiB steps above).
+  [[nodiscard]] static std::size_t rounded_size(std::size_t bytes) noexcept;
+
+ private:
+  std::shared_ptr<detail::PinnedPoolState> state_;
+};
+
+}  // namespace streampipe

@@ -1,0 +1,139 @@
+#include "streampipe/cuda/bandwidth.hpp"
+
+#include "streampipe/cuda/device_buffer.hpp"
+#include "streampipe/cuda/event.hpp"
+#include "streampipe/cuda/pinned_buffer.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cstring>
+#include <functional>
+#include <map>
+#include <mutex>
+#include <vector>
+
+namespace streampipe {
+namespace {
+
+BandwidthFigure summarize(std::string path, std::string label, std::size_t bytes,
+                          std::vector<double> ms) {
+  std::sort(ms.begin(), ms.end());
+  const auto gbps = [&](double t) { return static_cast<double>(bytes) / (t * 1e-3) / 1e9; };
+  BandwidthFigure f;
+  f.path = std::move(path);
+  f.label = std::move(label);
+  f.bytes = bytes;
+  f.median_gbps = gbps(ms[ms.size() / 2]);
+  f.max_gbps = gbps(ms.front());
+  f.min_gbps = gbps(ms.back());
+  return f;
+}
+
+// Runs `body` warmup + runs times between two events on `start_stream`, returning ms each.
+std::vector<double> time_runs(const Device& device, StreamRef stream, int warmup, int runs,
+                              const std::function<void()>& body) {
+  Event start(device);
+  Event stop(device);
+  std::vector<double> ms;
+  for (int i = 0; i < warmup + runs; ++i) {
+    start.record(stream);
+    body();
+    stop.record(stream);
+    stop.synchronize();
+    if (i >= warmup) ms.push_back(elapsed(start, stop).count());
+  }
+  return ms;
+}
+
+}  // namespace
+
+double LinkLimits::gbps(const std::string& path) const {
+  for (const auto& f : figures)
+    if (f.path == path) return f.median_gbps;
+  return 0.0;
+}
+
+LinkLimits measure_link(const Device& device, const BandwidthOptions& o) {
+  CurrentDeviceGuard guard(device);
+  const std::size_t n = o.bytes;
+  const int runs = std::max(1, o.runs);
+  LinkLimits limits;
+  limits.device = device.index();
+  limits.device_name = device.name();
+
+  DeviceBuffer<std::byte> d_a(device, n);
+  DeviceBuffer<std::byte> d_b(device, n);
+  PinnedBuffer<std::byte> h_a(n);
+  PinnedBuffer<std::byte> h_b(n);
+  // Touch every page and give the copies real data; zero pages can be special-cased.
+  for (std::size_t i = 0; i < n; ++i) h_a[i] = static_cast<std::byte>(i * 131u + 7u);
+  std::memset(h_b.data(), 0x5a, n);
+  Stream s1(device);
+  Stream s2(device);
+  const StreamRef r1 = s1.ref();
+  const StreamRef r2 = s2.ref();
+
+  limits.figures.push_back(summarize(
+      "pinned_h2d", "pinned host -> device", n, time_runs(device, r1, o.warmup, runs, [&] {
+        SP_CUDA_CHECK(cudaMemcpyAsync(d_a.data(), h_a.data(), n, cudaMemcpyHostToDevice, r1.handle()));
+      })));
+  limits.figures.push_back(summarize(
+      "pinned_d2h", "pinned device -> host", n, time_runs(device, r1, o.warmup, runs, [&] {
+        SP_CUDA_CHECK(cudaMemcpyAsync(h_b.data(), d_a.data(), n, cudaMemcpyDeviceToHost, r1.handle()));
+      })));
+  {
+    // Both copy engines at once: r2 joins r1's start, r1 waits for r2's end.
+    Event fork(device, EventTiming::disabled);
+    Event join(device, EventTiming::disabled);
+    limits.figures.push_back(summarize(
+        "bidirectional", "both directions at once (total)", 2 * n,
+        time_runs(device, r1, o.warmup, runs, [&] {
+          fork.record(r1);
+          r2.wait(fork);
+          SP_CUDA_CHECK(cudaMemcpyAsync(d_a.data(), h_a.data(), n, cudaMemcpyHostToDevice, r1.handle()));
+          SP_CUDA_CHECK(cudaMemcpyAsync(h_b.data(), d_b.data(), n, cudaMemcpyDeviceToHost, r2.handle()));
+          join.record(r2);
+          r1.wait(join);
+        })));
+  }
+  limits.figures.push_back(summarize(
+      "d2d", "device -> device (read + write)", 2 * n, time_runs(device, r1, o.warmup, runs, [&] {
+        SP_CUDA_CHECK(cudaMemcpyAsync(d_b.data(), d_a.data(), n, cudaMemcpyDeviceToDevice, r1.handle()));
+      })));
+
+  if (o.pageable) {
+    std::vector<std::byte> p_a(h_a.data(), h_a.data() + n);
+    std::vector<std::byte> p_b(n, std::byte{0x33});
+    // From pageable memory the driver stages through its own pinned buffer and the call
+    // returns only when the source has been consumed: what plain cudaMemcpy users get.
+    limits.figures.push_back(summarize(
+        "pageable_h2d", "pageable host -> device (cudaMemcpy)", n,
+        time_runs(device, r1, o.warmup, runs, [&] {
+          SP_CUDA_CHECK(cudaMemcpyAsync(d_a.data(), p_a.data(), n, cudaMemcpyHostToDevice, r1.handle()));
+        })));
+    limits.figures.push_back(summarize(
+        "pageable_d2h", "pageable device -> host (cudaMemcpy)", n,
+        time_runs(device, r1, o.warmup, runs, [&] {
+          SP_CUDA_CHECK(cudaMemcpyAsync(p_b.data(), d_a.data(), n, cudaMemcpyDeviceToHost, r1.handle()));
+        })));
+  }
+  return limits;
+}
+
+const LinkLimits& link_limits(const Device& device) {
+  static std::mutex mutex;
+  static std::map<int, LinkLimits> cache;
+  std::lock_guard lock(mutex);
+  auto it = cache.find(device.index());
+  if (it == cache.end()) {
+    BandwidthOptions quick;
+    quick.bytes = std::size_t{64} << 20;
+    quick.runs = 5;
+    quick.warmup = 1;
+    quick.pageable = false;
+    it = cache.emplace(device.index(), measure_link(device, quick)).first;
+  }
+  return it->second;
+}
+
+}  // namespace streampipe

@@ -1,0 +1,134 @@
+#include "streampipe/cuda/device.hpp"
+
+#include "streampipe/cuda/error.hpp"
+
+#include <fmt/format.h>
+
+#include <array>
+#include <fstream>
+#include <memory>
+#include <mutex>
+#include <stdexcept>
+
+namespace streampipe {
+namespace {
+
+cudaError_t query_count(int& n) noexcept {
+  n = 0;
+  const cudaError_t status = cudaGetDeviceCount(&n);
+  if (status != cudaSuccess) {
+    detail::clear_expected_error();  // "no device" is not sticky; keep the thread's error state clean
+    n = 0;
+  }
+  return status;
+}
+
+// Properties are immutable for the life of the process; cache them per device.
+struct PropertyCache {
+  static constexpr int kMaxDevices = 64;
+  std::array<std::once_flag, kMaxDevices> once;
+  std::array<cudaDeviceProp, kMaxDevices> props{};
+};
+
+PropertyCache& property_cache() {
+  static PropertyCache cache;
+  return cache;
+}
+
+std::string read_sysfs(const std::string& path) {
+  std::ifstream in(path);
+  std::string value;
+  if (in) std::getline(in, value);
+  return value;
+}
+
+int to_int(const std::string& s) {
+  try {
+    return s.empty() ? 0 : std::stoi(s);
+  } catch (const std::exception&) {
+    return 0;
+  }
+}
+
+}  // namespace
+
+Device::Device(int index) : index_(index) {
+  const int n = count();
+  if (index < 0 || index >= n || index >= PropertyCache::kMaxDevices)
+    throw std::out_of_range(fmt::format("GPU index {} does not exist ({} visible)", index, n));
+}
+
+int Device::count() noexcept {
+  // The set of visible devices is fixed for the life of the process; ask once.
+  static const int n = [] {
+    int value = 0;
+    (void)query_count(value);
+    return value;
+  }();
+  return n;
+}
+
+std::optional<std::string> Device::unavailable_reason() {
+  int n = 0;
+  const cudaError_t status = query_count(n);
+  if (status == cudaSuccess && n > 0) return std::nullopt;
+  if (status == cudaSuccess) return std::string("the CUDA runtime reports no devices");
+  return fmt::format("{}: {}", cudaGetErrorName(status), cudaGetErrorString(status));
+}
+
+Device Device::current() {
+  int index = 0;
+  SP_CUDA_CHECK(cudaGetDevice(&index));
+  return Device(index);
+}
+
+const cudaDeviceProp& Device::properties() const {
+  auto& cache = property_cache();
+  std::call_once(cache.once[index_],
+                 [&] { SP_CUDA_CHECK(cudaGetDeviceProperties(&cache.props[index_], index_)); });
+  return cache.props[index_];
+}
+
+DeviceMemoryInfo Device::memory_info() const {
+  CurrentDeviceGuard guard(*this);
+  DeviceMemoryInfo info;
+  SP_CUDA_CHECK(cudaMemGetInfo(&info.free_bytes, &info.total_bytes));
+  return info;
+}
+
+PcieLink Device::pcie_link() const {
+  PcieLink link;
+  std::array<char, 32> bus{};
+  SP_CUDA_CHECK(cudaDeviceGetPCIBusId(bus.data(), static_cast<int>(bus.size()), index_));
+  link.bus_id = bus.data();
+  // The runtime does not expose link generation/width; Linux sysfs does (lower-case bus id).
+  std::string id = link.bus_id;
+  for (auto& c : id) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  const std::string dir = "/sys/bus/pci/devices/" + id + "/";
+  link.current_speed = read_sysfs(dir + "current_link_speed");
+  link.current_width = to_int(read_sysfs(dir + "current_link_width"));
+  link.max_speed = read_sysfs(dir + "max_link_speed");
+  link.max_width = to_int(read_sysfs(dir + "max_link_width"));
+  return link;
+}
+
+void Device::make_current() const { SP_CUDA_CHECK(cudaSetDevice(index_)); }
+
+void Device::synchronize() const {
+  CurrentDeviceGuard guard(*this);
+  SP_CUDA_CHECK(cudaDeviceSynchronize());
+}
+
+CurrentDeviceGuard::CurrentDeviceGuard(const Device& device) {
+  SP_CUDA_CHECK(cudaGetDevice(&previous_));
+  if (previous_ != device.index()) {
+    SP_CUDA_CHECK(cudaSetDevice(device.index()));
+    changed_ = true;
+  }
+}
+
+CurrentDeviceGuard::~CurrentDeviceGuard() {
+  if (changed_) SP_CUDA_CHECK_NOTHROW(cudaSetDevice(previous_));
+}
+
+}  // namespace streampipe

@@ -1,0 +1,105 @@
+#include "streampipe/cuda/device_buffer.hpp"
+#include "streampipe/cuda/pinned_buffer.hpp"
+
+#include <fmt/format.h>
+
+#include <cstdint>
+#include <stdexcept>
+
+namespace streampipe {
+namespace detail {
+
+void throw_size_overflow(std::size_t count, std::size_t element_size) {
+  throw std::length_error(
+      fmt::format("allocation of {} elements of {} bytes overflows size_t", count, element_size));
+}
+
+void* device_malloc(const Device& device, std::size_t bytes) {
+  if (bytes == 0) return nullptr;
+  CurrentDeviceGuard guard(device);
+  void* ptr = nullptr;
+  SP_CUDA_CHECK(cudaMalloc(&ptr, bytes));
+  return ptr;
+}
+
+void device_free(int device, void* ptr) noexcept {
+  // cudaFree works on any current device for a pointer it knows, but set the owner anyway so
+  // the implicit synchronization happens on the right device.
+  int previous = 0;
+  if (cudaGetDevice(&previous) != cudaSuccess) previous = device;
+  if (previous != device) SP_CUDA_CHECK_NOTHROW(cudaSetDevice(device));
+  SP_CUDA_CHECK_NOTHROW(cudaFree(ptr));
+  if (previous != device) SP_CUDA_CHECK_NOTHROW(cudaSetDevice(previous));
+}
+
+void* device_malloc_async(StreamRef stream, std::size_t bytes) {
+  if (bytes == 0) return nullptr;
+  void* ptr = nullptr;
+  SP_CUDA_CHECK(cudaMallocAsync(&ptr, bytes, stream.handle()));
+  return ptr;
+}
+
+void device_free_async(StreamRef stream, void* ptr) noexcept {
+  SP_CUDA_CHECK_NOTHROW(cudaFreeAsync(ptr, stream.handle()));
+}
+
+void* pinned_malloc(std::size_t bytes) {
+  if (bytes == 0) return nullptr;
+  void* ptr = nullptr;
+  SP_CUDA_CHECK(cudaMallocHost(&ptr, bytes));
+  return ptr;
+}
+
+void pinned_free(void* ptr) noexcept { SP_CUDA_CHECK_NOTHROW(cudaFreeHost(ptr)); }
+
+}  // namespace detail
+
+std::size_t set_default_pool_release_threshold(const Device& device, std::size_t bytes) {
+  cudaMemPool_t pool = nullptr;
+  SP_CUDA_CHECK(cudaDeviceGetDefaultMemPool(&pool, device.index()));
+  std::uint64_t previous = 0;
+  SP_CUDA_CHECK(cudaMemPoolGetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &previous));
+  std::uint64_t value = bytes;
+  SP_CUDA_CHECK(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrReleaseThreshold, &value));
+  return static_cast<std::size_t>(previous);
+}
+
+HostRegistration::HostRegistration(void* data, std::size_t bytes) : data_(data), bytes_(bytes) {
+  if (data == nullptr || bytes == 0)
+    throw std::invalid_argument("HostRegistration needs a non-empty range");
+  // Portable: the pinning is visible to every device, not only the current one.
+  const cudaError_t status = cudaHostRegister(data, bytes, cudaHostRegisterPortable);
+  if (status != cudaSuccess) {
+    data_ = nullptr;
+    bytes_ = 0;
+    SP_CUDA_CHECK(status);
+  }
+}
+
+HostRegistration& HostRegistration::operator=(HostRegistration&& o) noexcept {
+  if (this != &o) {
+    reset();
+    data_ = std::exchange(o.data_, nullptr);
+    bytes_ = std::exchange(o.bytes_, 0);
+  }
+  return *this;
+}
+
+void HostRegistration::reset() noexcept {
+  if (data_ != nullptr) SP_CUDA_CHECK_NOTHROW(cudaHostUnregister(data_));
+  data_ = nullptr;
+  bytes_ = 0;
+}
+
+bool is_pinned(const void* ptr) {
+  if (ptr == nullptr) return false;
+  cudaPointerAttributes attrs{};
+  const cudaError_t status = cudaPointerGetAttributes(&attrs, ptr);
+  if (status != cudaSuccess) {
+    detail::clear_expected_error();
+    return false;
+  }
+  return attrs.type == cudaMemoryTypeHost;
+}
+
+}  // namespace streampipe

@@ -1,0 +1,49 @@
+#include "streampipe/report/host_info.hpp"
+
+#include <cuda_runtime_api.h>
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <fstream>
+#include <thread>
+#include <unistd.h>
+
+namespace streampipe::report {
+
+HostInfo describe_host() {
+  HostInfo h;
+  char name[256] = {};
+  if (::gethostname(name, sizeof(name) - 1) == 0) h.hostname = name;
+  std::ifstream cpu("/proc/cpuinfo");
+  for (std::string line; std::getline(cpu, line);) {
+    if (line.rfind("model name", 0) == 0) {
+      const auto colon = line.find(':');
+      if (colon != std::string::npos) h.cpu_model = line.substr(colon + 2);
+      break;
+    }
+  }
+  h.cores = std::thread::hardware_concurrency();
+  std::ifstream mem("/proc/meminfo");
+  std::string key;
+  double kib = 0;
+  if (mem >> key >> kib && key == "MemTotal:") h.memory_gib = kib / (1024.0 * 1024.0);
+  (void)cudaRuntimeGetVersion(&h.cuda_runtime_version);
+  if (cudaDriverGetVersion(&h.cuda_driver_version) != cudaSuccess) h.cuda_driver_version = 0;
+  return h;
+}
+
+std::string format_cuda_version(int version) {
+  if (version <= 0) return "none";
+  return fmt::format("{}.{}", version / 1000, (version % 1000) / 10);
+}
+
+void to_json(nlohmann::json& j, const HostInfo& h) {
+  j = nlohmann::json{{"hostname", h.hostname},
+                     {"cpu_model", h.cpu_model},
+                     {"cores", h.cores},
+                     {"memory_gib", h.memory_gib},
+                     {"cuda_runtime", format_cuda_version(h.cuda_runtime_version)},
+                     {"cuda_driver", format_cuda_version(h.cuda_driver_version)}};
+}
+
+}  // namespace streampipe::report

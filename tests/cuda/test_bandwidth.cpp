@@ -1,0 +1,36 @@
+#include "streampipe/cuda/bandwidth.hpp"
+#include "support/gpu.hpp"
+
+namespace streampipe {
+namespace {
+
+TEST(BandwidthGpu, MeasuresEveryPathWithSaneFigures) {
+  SP_REQUIRE_GPU();
+  BandwidthOptions o;
+  o.bytes = 16 << 20;
+  o.runs = 3;
+  o.warmup = 1;
+  const auto limits = measure_link(Device(0), o);
+  ASSERT_EQ(limits.figures.size(), 6u);
+  for (const auto& f : limits.figures) {
+    EXPECT_GT(f.median_gbps, 0.1) << f.path;
+    EXPECT_LE(f.min_gbps, f.median_gbps) << f.path;
+    EXPECT_GE(f.max_gbps, f.median_gbps) << f.path;
+  }
+  EXPECT_GT(limits.gbps("pinned_h2d"), 0.0);
+  EXPECT_EQ(limits.gbps("no_such_path"), 0.0);
+  // Copy engines: both directions together move more than one alone.
+  EXPECT_GT(limits.gbps("bidirectional"), limits.gbps("pinned_h2d"));
+  EXPECT_GT(limits.gbps("d2d"), limits.gbps("pinned_h2d"));
+}
+
+TEST(BandwidthGpu, CachedLimitsAreMeasuredOnce) {
+  SP_REQUIRE_GPU();
+  const auto& a = link_limits(Device(0));
+  const auto& b = link_limits(Device(0));
+  EXPECT_EQ(&a, &b);
+  EXPECT_GT(a.gbps("pinned_d2h"), 0.0);
+}
+
+}  // namespace
+}  // namespace streampipe

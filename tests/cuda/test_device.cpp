@@ -1,0 +1,39 @@
+#include "streampipe/cuda/device.hpp"
+#include "support/gpu.hpp"
+
+namespace streampipe {
+namespace {
+
+TEST(DeviceGpu, PropertiesAreReadAndCached) {
+  SP_REQUIRE_GPU();
+  const Device d(0);
+  const auto& p1 = d.properties();
+  const auto& p2 = Device(0).properties();
+  EXPECT_EQ(&p1, &p2);
+  EXPECT_GT(d.multiprocessors(), 0);
+  EXPECT_FALSE(d.name().empty());
+  EXPECT_GE(d.copy_engines(), 1);
+  const auto mem = d.memory_info();
+  EXPECT_GT(mem.total_bytes, 0u);
+  EXPECT_LE(mem.free_bytes, mem.total_bytes);
+  EXPECT_FALSE(d.pcie_link().bus_id.empty());
+}
+
+TEST(DeviceGpu, GuardRestoresPreviousDevice) {
+  SP_REQUIRE_GPU();
+  const int n = Device::count();
+  Device(0).make_current();
+  {
+    CurrentDeviceGuard guard(Device(n - 1));
+    EXPECT_EQ(Device::current().index(), n - 1);
+  }
+  EXPECT_EQ(Device::current().index(), 0);
+}
+
+TEST(DeviceGpu, SynchronizeSucceeds) {
+  SP_REQUIRE_GPU();
+  EXPECT_NO_THROW(Device(0).synchronize());
+}
+
+}  // namespace
+}  // namespace streampipe

@@ -1,0 +1,71 @@
+// Compile-time contracts of the handles, and the parts that need no device.
+
+#include "streampipe/cuda/device.hpp"
+#include "streampipe/cuda/device_buffer.hpp"
+#include "streampipe/cuda/event.hpp"
+#include "streampipe/cuda/graph.hpp"
+#include "streampipe/cuda/pinned_buffer.hpp"
+#include "streampipe/cuda/pinned_pool.hpp"
+#include "streampipe/cuda/stream.hpp"
+
+#include <gtest/gtest.h>
+
+#include <type_traits>
+
+namespace streampipe {
+namespace {
+
+// No implicit null stream: a StreamRef cannot be made from 0 or nullptr.
+static_assert(!std::is_constructible_v<StreamRef, std::nullptr_t, int>);
+static_assert(!std::is_constructible_v<StreamRef, int, int>);
+static_assert(!std::is_default_constructible_v<StreamRef>);
+static_assert(!std::is_convertible_v<std::nullptr_t, StreamRef>);
+// Owners are move-only; StreamRef is a cheap copyable view.
+static_assert(!std::is_copy_constructible_v<Stream> && std::is_nothrow_move_constructible_v<Stream>);
+static_assert(!std::is_copy_constructible_v<Event> && std::is_nothrow_move_constructible_v<Event>);
+static_assert(!std::is_copy_constructible_v<DeviceBuffer<float>> &&
+              std::is_nothrow_move_constructible_v<DeviceBuffer<float>>);
+static_assert(!std::is_copy_constructible_v<PinnedBuffer<float>>);
+static_assert(!std::is_copy_constructible_v<PinnedBlock> && std::is_nothrow_move_constructible_v<PinnedBlock>);
+static_assert(!std::is_copy_constructible_v<GraphExec> && !std::is_copy_constructible_v<Graph>);
+static_assert(std::is_trivially_copyable_v<StreamRef>);
+static_assert(std::is_nothrow_destructible_v<Stream> && std::is_nothrow_destructible_v<DeviceBuffer<int>>);
+// Handles do not convert to each other implicitly.
+static_assert(!std::is_convertible_v<Stream, StreamRef>);
+
+TEST(Device, CountIsConsistentWithUnavailableReason) {
+  const int n = Device::count();
+  const auto reason = Device::unavailable_reason();
+  EXPECT_EQ(n == 0, reason.has_value());
+  if (n == 0) {
+    EXPECT_FALSE(reason->empty());
+    EXPECT_THROW(Device{0}, std::out_of_range);
+  }
+  EXPECT_THROW(Device{-1}, std::out_of_range);
+  EXPECT_THROW(Device{n}, std::out_of_range);
+}
+
+TEST(PinnedPool, RoundsToAllocationSteps) {
+  EXPECT_EQ(PinnedPool::rounded_size(1), 64u << 10);
+  EXPECT_EQ(PinnedPool::rounded_size(64u << 10), 64u << 10);
+  EXPECT_EQ(PinnedPool::rounded_size((64u << 10) + 1), 128u << 10);
+  EXPECT_EQ(PinnedPool::rounded_size(16u << 20), 16u << 20);
+  EXPECT_EQ(PinnedPool::rounded_size((16u << 20) + 1), 18u << 20);
+}
+
+TEST(PinnedPool, EmptyRequestNeedsNoDevice) {
+  PinnedPool pool;
+  const auto block = pool.acquire(0);
+  EXPECT_FALSE(block);
+  EXPECT_EQ(pool.stats().misses, 0u);
+}
+
+TEST(DeviceBuffer, EmptyAndOverflowNeedNoDevice) {
+  DeviceBuffer<float> empty;
+  EXPECT_TRUE(empty.empty());
+  EXPECT_EQ(empty.data(), nullptr);
+  EXPECT_THROW(PinnedBuffer<double>(static_cast<std::size_t>(-1) / 4), std::length_error);
+}
+
+}  // namespace
+}  // namespace streampipe

@@ -1,0 +1,104 @@
+#include "streampipe/cuda/pinned_buffer.hpp"
+#include "streampipe/cuda/pinned_pool.hpp"
+#include "support/gpu.hpp"
+
+#include <chrono>
+#include <thread>
+#include <vector>
+
+namespace streampipe {
+namespace {
+
+TEST(PinnedPoolGpu, ReusesReturnedBlocks) {
+  SP_REQUIRE_GPU();
+  PinnedPool pool;
+  void* first = nullptr;
+  {
+    auto a = pool.acquire(10 << 20);
+    ASSERT_TRUE(a);
+    EXPECT_EQ(a.size(), 10u << 20);
+    EXPECT_GE(a.capacity(), a.size());
+    EXPECT_TRUE(is_pinned(a.data()));
+    first = a.data();
+  }
+  auto b = pool.acquire(9 << 20);
+  EXPECT_EQ(b.data(), first);
+  auto c = pool.acquire(9 << 20);  // the first block is on lease: a new one
+  EXPECT_NE(c.data(), first);
+  const auto s = pool.stats();
+  EXPECT_EQ(s.hits, 1u);
+  EXPECT_EQ(s.misses, 2u);
+  EXPECT_EQ(s.bytes_cached, 0u);
+}
+
+TEST(PinnedPoolGpu, DoesNotHandOutFarLargerBlocks) {
+  SP_REQUIRE_GPU();
+  PinnedPool pool;
+  { auto big = pool.acquire(64 << 20); }
+  auto small = pool.acquire(1 << 20);
+  EXPECT_EQ(small.capacity(), 1u << 20);
+  EXPECT_EQ(pool.stats().hits, 0u);
+  EXPECT_EQ(pool.stats().blocks_cached, 1u);
+}
+
+TEST(PinnedPoolGpu, RepeatedRunsPayAllocationOnce) {
+  SP_REQUIRE_GPU();
+  PinnedPool pool;
+  const auto run = [&] {
+    const auto t0 = std::chrono::steady_clock::now();
+    std::vector<PinnedBlock> blocks;
+    for (int i = 0; i < 4; ++i) blocks.push_back(pool.acquire(64 << 20));
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  };
+  const double cold = run();
+  const double warm = run();
+  EXPECT_EQ(pool.stats().misses, 4u);
+  EXPECT_EQ(pool.stats().hits, 4u);
+  EXPECT_LT(warm, cold);
+  EXPECT_LT(warm, 1.0) << "acquiring cached blocks should cost microseconds";
+}
+
+TEST(PinnedPoolGpu, CapEvictsIdleBlocks) {
+  SP_REQUIRE_GPU();
+  PinnedPool pool(8 << 20);
+  {
+    auto a = pool.acquire(6 << 20);
+    auto b = pool.acquire(6 << 20);
+  }
+  EXPECT_LE(pool.stats().bytes_cached, 8u << 20);
+  pool.trim();
+  EXPECT_EQ(pool.stats().bytes_cached, 0u);
+}
+
+TEST(PinnedPoolGpu, ConcurrentAcquireRelease) {
+  SP_REQUIRE_GPU();
+  PinnedPool pool;
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 8; ++t)
+    threads.emplace_back([&pool, t] {
+      for (int i = 0; i < 200; ++i) {
+        auto block = pool.acquire(std::size_t(1 + (i + t) % 4) << 20);
+        block.data()[0] = std::byte{1};
+      }
+    });
+  for (auto& th : threads) th.join();
+  const auto s = pool.stats();
+  EXPECT_EQ(s.hits + s.misses, 1600u);
+  EXPECT_LE(s.misses, 32u);
+  EXPECT_EQ(s.bytes_in_use, 0u);
+}
+
+TEST(PinnedPoolGpu, BlocksOutliveThePool) {
+  SP_REQUIRE_GPU();
+  PinnedBlock survivor;
+  {
+    PinnedPool pool;
+    survivor = pool.acquire(1 << 20);
+  }
+  survivor.data()[0] = std::byte{7};
+  survivor.release();
+  EXPECT_FALSE(survivor);
+}
+
+}  // namespace
+}  // namespace streampipe
