@@ -16,7 +16,6 @@ namespace {
 struct DemoOptions {
   std::string out_dir = "streampipe-demo";
 };
-}  // namespace
 
 Command add_demo(CLI::App& app) {
   auto* sub = app.add_subcommand(
@@ -36,5 +35,9 @@ Command add_demo(CLI::App& app) {
             return status;
           }};
 }
+
+}  // namespace
+
+STREAMPIPE_COMMAND(add_demo);
 
 }  // namespace streampipe::cli

@@ -12,6 +12,8 @@
 
 namespace streampipe::cli {
 
+namespace {
+
 Command add_info(CLI::App& app) {
   auto* sub = app.add_subcommand(
       "info",
@@ -31,5 +33,9 @@ Command add_info(CLI::App& app) {
   sub->add_option("--json", options->json_path, "also write the results as JSON to FILE ('-' for stdout)");
   return {sub, [options] { return run_info(*options); }};
 }
+
+}  // namespace
+
+STREAMPIPE_COMMAND(add_info);
 
 }  // namespace streampipe::cli

@@ -9,6 +9,15 @@
 #include <exception>
 #include <vector>
 
+namespace streampipe::cli {
+
+std::vector<CommandFactory>& command_registry() {
+  static std::vector<CommandFactory> registry;
+  return registry;
+}
+
+}  // namespace streampipe::cli
+
 int main(int argc, char** argv) {
   using namespace streampipe::cli;
   CLI::App app{
@@ -17,7 +26,8 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   app.set_version_flag("--version", "streampipe 0.1.0");
 
-  const std::vector<Command> commands = {add_info(app), add_demo(app)};
+  std::vector<Command> commands;
+  for (const CommandFactory factory : command_registry()) commands.push_back(factory(app));
 
   try {
     app.parse(argc, argv);
