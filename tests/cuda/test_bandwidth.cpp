@@ -26,8 +26,9 @@ TEST(BandwidthGpu, MeasuresEveryPathWithSaneFigures) {
 
 TEST(BandwidthGpu, CachedLimitsAreMeasuredOnce) {
   SP_REQUIRE_GPU();
-  const auto& a = link_limits(Device(0));
-  const auto& b = link_limits(Device(0));
+  const Device d(0);
+  const auto& a = link_limits(d);
+  const auto& b = link_limits(d);
   EXPECT_EQ(&a, &b);
   EXPECT_GT(a.gbps("pinned_d2h"), 0.0);
 }

@@ -7,8 +7,9 @@ namespace {
 TEST(DeviceGpu, PropertiesAreReadAndCached) {
   SP_REQUIRE_GPU();
   const Device d(0);
+  const Device same(0);
   const auto& p1 = d.properties();
-  const auto& p2 = Device(0).properties();
+  const auto& p2 = same.properties();
   EXPECT_EQ(&p1, &p2);
   EXPECT_GT(d.multiprocessors(), 0);
   EXPECT_FALSE(d.name().empty());
