@@ -5,7 +5,7 @@
 #include "streampipe/cuda/pinned_buffer.hpp"
 
 #include <algorithm>
-#include <array>
+#include <chrono>
 #include <cstring>
 #include <functional>
 #include <map>
@@ -29,19 +29,26 @@ BandwidthFigure summarize(std::string path, std::string label, std::size_t bytes
   return f;
 }
 
-// Runs `body` warmup + runs times between two events on `start_stream`, returning ms each.
+// Runs `body` between two events on `stream`, returning the ms of each timed run. Warm-up
+// lasts at least `warmup` runs and at least kMinWarmup of wall time: an idle GPU and its
+// link take a while to reach full clocks, and a count alone does not cover that.
 std::vector<double> time_runs(const Device& device, StreamRef stream, int warmup, int runs,
                               const std::function<void()>& body) {
+  constexpr auto kMinWarmup = std::chrono::milliseconds(200);
   Event start(device);
   Event stop(device);
-  std::vector<double> ms;
-  for (int i = 0; i < warmup + runs; ++i) {
+  const auto once = [&] {
     start.record(stream);
     body();
     stop.record(stream);
     stop.synchronize();
-    if (i >= warmup) ms.push_back(elapsed(start, stop).count());
-  }
+    return elapsed(start, stop).count();
+  };
+  const auto warm_until = std::chrono::steady_clock::now() + kMinWarmup;
+  for (int i = 0; i < warmup || (warmup > 0 && std::chrono::steady_clock::now() < warm_until); ++i)
+    (void)once();
+  std::vector<double> ms;
+  for (int i = 0; i < runs; ++i) ms.push_back(once());
   return ms;
 }
 
