@@ -1,0 +1,100 @@
+#pragma once
+// Images in memory and on disk (PNG through libpng, JPEG through libjpeg-turbo).
+//
+// An Image is width x height pixels of 1-4 interleaved channels (gray, gray+alpha, RGB,
+// RGBA) at 8 or 16 bits per sample, rows packed without padding. 16-bit samples are stored
+// as native-endian std::uint16_t (two bytes each), so `pixels` can be reinterpreted.
+//
+// Decoding detects the format from the magic bytes, never from the file name. PNG is read
+// in every variant libpng knows (1/2/4/8/16-bit, gray, gray+alpha, RGB, RGBA, palette,
+// tRNS transparency, interlaced): palettes and sub-byte gray expand to 8-bit, tRNS becomes
+// an alpha channel, 16-bit stays 16-bit unless `strip_16` asks for 8 (rounded scaling).
+// JPEG gives gray or RGB; CMYK/YCCK is converted to RGB (Adobe-inverted CMYK, as written
+// by Photoshop and by libjpeg with its Adobe marker). Every failure - corrupt, truncated,
+// unsupported, too large - throws ImageError naming the source (file name or "<memory>")
+// and the reason; the C libraries never exit() or print.
+
+#include "streampipe/io/atomic_file.hpp"
+
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <optional>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace streampipe::io {
+
+enum class ImageFormat { png, jpeg };
+
+[[nodiscard]] std::string_view to_string(ImageFormat format) noexcept;
+// "png" or "jpeg"/"jpg" (case-insensitive); nullopt otherwise.
+[[nodiscard]] std::optional<ImageFormat> parse_image_format(std::string_view name);
+
+struct Image {
+  std::uint32_t width = 0;
+  std::uint32_t height = 0;
+  int channels = 0;   // 1 gray, 2 gray+alpha, 3 RGB, 4 RGBA
+  int bit_depth = 0;  // 8 or 16
+  std::vector<std::uint8_t> pixels;  // height rows of row_bytes(), interleaved
+
+  // A zero-filled image; throws std::invalid_argument for bad channels/depth or a size
+  // that overflows.
+  [[nodiscard]] static Image make(std::uint32_t width, std::uint32_t height, int channels,
+                                  int bit_depth = 8);
+
+  [[nodiscard]] std::size_t bytes_per_sample() const noexcept { return bit_depth == 16 ? 2 : 1; }
+  [[nodiscard]] std::size_t bytes_per_pixel() const noexcept {
+    return static_cast<std::size_t>(channels) * bytes_per_sample();
+  }
+  [[nodiscard]] std::size_t row_bytes() const noexcept { return width * bytes_per_pixel(); }
+  [[nodiscard]] std::size_t size_bytes() const noexcept { return row_bytes() * height; }
+  // Throws std::invalid_argument when the fields and the pixel buffer disagree.
+  void validate() const;
+};
+
+class ImageError : public std::runtime_error {
+ public:
+  ImageError(std::string source, std::string reason);
+  [[nodiscard]] const std::string& source() const noexcept { return source_; }
+  [[nodiscard]] const std::string& reason() const noexcept { return reason_; }
+
+ private:
+  std::string source_;
+  std::string reason_;
+};
+
+struct ImageReadOptions {
+  bool strip_16 = false;  // 16-bit PNG samples scaled to 8 bits (round(v * 255 / 65535))
+  // Refuse images whose decoded size would exceed this (a corrupt header can claim
+  // gigapixels; this fails before any allocation).
+  std::size_t max_bytes = std::size_t{4} << 30;
+};
+
+// The format the leading bytes announce; nullopt for anything else.
+[[nodiscard]] std::optional<ImageFormat> detect_image_format(std::span<const std::byte> data) noexcept;
+
+[[nodiscard]] Image decode_image(std::span<const std::byte> data, const ImageReadOptions& options = {},
+                                 std::string_view source = "<memory>");
+[[nodiscard]] Image read_image(const std::filesystem::path& path, const ImageReadOptions& options = {});
+
+struct PngWriteOptions {
+  int compression = 6;      // zlib level 0-9
+  bool interlaced = false;  // Adam7
+};
+
+// Any valid Image. Throws std::invalid_argument for an invalid one.
+[[nodiscard]] std::vector<std::byte> encode_png(const Image& image, const PngWriteOptions& options = {});
+// 8-bit gray or RGB only (JPEG has no alpha and no 16-bit baseline); quality 1-100.
+// Throws std::invalid_argument otherwise.
+[[nodiscard]] std::vector<std::byte> encode_jpeg(const Image& image, int quality = 90);
+
+// Encodes and writes through write_file_atomically (temp file + rename). With
+// Overwrite::refuse an existing file is an error and is left untouched.
+void write_image(const std::filesystem::path& path, const Image& image, ImageFormat format,
+                 int jpeg_quality = 90, Overwrite overwrite = Overwrite::refuse);
+
+}  // namespace streampipe::io

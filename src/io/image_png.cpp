@@ -1,0 +1,210 @@
+// PNG through libpng. libpng reports errors by calling our error function, which must not
+// return; it longjmps back to the setjmp in the function that made the call. So every
+// function that calls setjmp holds only trivially destructible locals, allocation happens
+// outside them, and the C++ objects (vectors, strings) live in the callers.
+
+#include "image_codecs.hpp"
+
+#include <fmt/format.h>
+#include <png.h>
+
+#include <bit>
+#include <csetjmp>
+#include <cstring>
+
+namespace streampipe::io {
+namespace {
+
+struct PngError {
+  char message[256] = {};
+};
+
+[[noreturn]] void on_png_error(png_structp png, png_const_charp message) {
+  auto* error = static_cast<PngError*>(png_get_error_ptr(png));
+  if (error != nullptr) {
+    std::strncpy(error->message, message != nullptr ? message : "unknown libpng error",
+                 sizeof(error->message) - 1);
+  }
+  png_longjmp(png, 1);
+}
+
+void on_png_warning(png_structp, png_const_charp) {}  // benign (e.g. unknown chunks)
+
+struct MemoryReader {
+  const png_byte* data;
+  std::size_t size;
+  std::size_t offset;
+};
+
+void read_from_memory(png_structp png, png_bytep out, png_size_t length) {
+  auto* reader = static_cast<MemoryReader*>(png_get_io_ptr(png));
+  if (length > reader->size - reader->offset) png_error(png, "truncated file (unexpected end of data)");
+  std::memcpy(out, reader->data + reader->offset, length);
+  reader->offset += length;
+}
+
+// The decoder's C state. Destroyed by the caller's guard whatever happens.
+struct PngReadState {
+  png_structp png = nullptr;
+  png_infop info = nullptr;
+  PngError error;
+  MemoryReader reader{};
+  png_uint_32 width = 0, height = 0;
+  int channels = 0, bit_depth = 0;
+  std::size_t row_bytes = 0;
+};
+
+struct PngReadGuard {
+  PngReadState& s;
+  ~PngReadGuard() {
+    if (s.png != nullptr) png_destroy_read_struct(&s.png, s.info != nullptr ? &s.info : nullptr, nullptr);
+  }
+};
+
+// Phase 1: header and transforms. Returns false with s.error set on failure.
+bool png_read_header(PngReadState& s, bool strip_16) {
+  s.png = png_create_read_struct(PNG_LIBPNG_VER_STRING, &s.error, on_png_error, on_png_warning);
+  if (s.png == nullptr) {
+    std::strcpy(s.error.message, "cannot create the libpng decoder");
+    return false;
+  }
+  s.info = png_create_info_struct(s.png);
+  if (s.info == nullptr) {
+    std::strcpy(s.error.message, "cannot create the libpng info structure");
+    return false;
+  }
+  if (setjmp(png_jmpbuf(s.png))) return false;
+  png_set_read_fn(s.png, &s.reader, read_from_memory);
+  // Dimensions are checked against our own byte limit later; lift libpng's 1e6 default.
+  png_set_user_limits(s.png, 0x7fffffff, 0x7fffffff);
+  png_read_info(s.png, s.info);
+  const int color_type = png_get_color_type(s.png, s.info);
+  const int depth = png_get_bit_depth(s.png, s.info);
+  if (color_type == PNG_COLOR_TYPE_PALETTE) png_set_palette_to_rgb(s.png);
+  if (color_type == PNG_COLOR_TYPE_GRAY && depth < 8) png_set_expand_gray_1_2_4_to_8(s.png);
+  if (png_get_valid(s.png, s.info, PNG_INFO_tRNS)) png_set_tRNS_to_alpha(s.png);
+  if (depth == 16) {
+    if (strip_16)
+      png_set_scale_16(s.png);
+    else if constexpr (std::endian::native == std::endian::little)
+      png_set_swap(s.png);  // PNG stores big-endian; Image holds native uint16
+  }
+  png_set_interlace_handling(s.png);
+  png_read_update_info(s.png, s.info);
+  s.width = png_get_image_width(s.png, s.info);
+  s.height = png_get_image_height(s.png, s.info);
+  s.channels = png_get_channels(s.png, s.info);
+  s.bit_depth = png_get_bit_depth(s.png, s.info);
+  s.row_bytes = png_get_rowbytes(s.png, s.info);
+  return true;
+}
+
+// Phase 2: the pixels, into rows the caller allocated.
+bool png_read_pixels(PngReadState& s, png_bytep* rows) {
+  if (setjmp(png_jmpbuf(s.png))) return false;
+  png_read_image(s.png, rows);
+  png_read_end(s.png, nullptr);
+  return true;
+}
+
+struct PngWriteState {
+  png_structp png = nullptr;
+  png_infop info = nullptr;
+  PngError error;
+  std::vector<std::byte>* out = nullptr;
+};
+
+struct PngWriteGuard {
+  PngWriteState& s;
+  ~PngWriteGuard() {
+    if (s.png != nullptr) png_destroy_write_struct(&s.png, s.info != nullptr ? &s.info : nullptr);
+  }
+};
+
+void write_to_vector(png_structp png, png_bytep data, png_size_t length) {
+  auto* s = static_cast<PngWriteState*>(png_get_io_ptr(png));
+  bool failed = false;
+  try {
+    const auto* bytes = reinterpret_cast<const std::byte*>(data);
+    s->out->insert(s->out->end(), bytes, bytes + length);
+  } catch (...) {
+    failed = true;  // no exception may cross libpng; longjmp only after the handler ended
+  }
+  if (failed) png_error(png, "out of memory while encoding");
+}
+
+void flush_nothing(png_structp) {}
+
+bool png_write(PngWriteState& s, const Image& image, png_bytep* rows, const PngWriteOptions& options) {
+  s.png = png_create_write_struct(PNG_LIBPNG_VER_STRING, &s.error, on_png_error, on_png_warning);
+  if (s.png == nullptr) {
+    std::strcpy(s.error.message, "cannot create the libpng encoder");
+    return false;
+  }
+  s.info = png_create_info_struct(s.png);
+  if (s.info == nullptr) {
+    std::strcpy(s.error.message, "cannot create the libpng info structure");
+    return false;
+  }
+  if (setjmp(png_jmpbuf(s.png))) return false;
+  png_set_write_fn(s.png, &s, write_to_vector, flush_nothing);
+  static constexpr int color_types[5] = {0, PNG_COLOR_TYPE_GRAY, PNG_COLOR_TYPE_GRAY_ALPHA,
+                                         PNG_COLOR_TYPE_RGB, PNG_COLOR_TYPE_RGB_ALPHA};
+  png_set_IHDR(s.png, s.info, image.width, image.height, image.bit_depth, color_types[image.channels],
+               options.interlaced ? PNG_INTERLACE_ADAM7 : PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT,
+               PNG_FILTER_TYPE_DEFAULT);
+  png_set_compression_level(s.png, options.compression);
+  png_write_info(s.png, s.info);
+  if constexpr (std::endian::native == std::endian::little)
+    if (image.bit_depth == 16) png_set_swap(s.png);
+  if (options.interlaced) png_set_interlace_handling(s.png);
+  png_write_image(s.png, rows);
+  png_write_end(s.png, nullptr);
+  return true;
+}
+
+}  // namespace
+
+namespace detail {
+
+Image decode_png(std::span<const std::byte> data, const ImageReadOptions& options, const std::string& source) {
+  PngReadState s;
+  PngReadGuard guard{s};
+  s.reader = MemoryReader{reinterpret_cast<const png_byte*>(data.data()), data.size(), 0};
+  if (!png_read_header(s, options.strip_16)) throw ImageError(source, fmt::format("PNG: {}", s.error.message));
+  if (s.bit_depth != 8 && s.bit_depth != 16)
+    throw ImageError(source, fmt::format("PNG: unsupported bit depth {} after expansion", s.bit_depth));
+  if (s.channels < 1 || s.channels > 4)
+    throw ImageError(source, fmt::format("PNG: unsupported channel count {}", s.channels));
+  check_decoded_size(s.width, s.height, static_cast<std::uint64_t>(s.channels) * (s.bit_depth / 8),
+                     options.max_bytes, source);
+  Image image = Image::make(s.width, s.height, s.channels, s.bit_depth);
+  if (s.row_bytes != image.row_bytes())
+    throw ImageError(source, fmt::format("PNG: row of {} bytes, expected {}", s.row_bytes, image.row_bytes()));
+  std::vector<png_bytep> rows(s.height);
+  for (std::size_t y = 0; y < s.height; ++y) rows[y] = image.pixels.data() + y * image.row_bytes();
+  if (!png_read_pixels(s, rows.data())) throw ImageError(source, fmt::format("PNG: {}", s.error.message));
+  return image;
+}
+
+}  // namespace detail
+
+std::vector<std::byte> encode_png(const Image& image, const PngWriteOptions& options) {
+  image.validate();
+  if (options.compression < 0 || options.compression > 9)
+    throw std::invalid_argument(fmt::format("PNG compression level {} is not in 0-9", options.compression));
+  std::vector<std::byte> out;
+  out.reserve(image.size_bytes() / 2 + 1024);
+  std::vector<png_bytep> rows(image.height);
+  // libpng takes non-const rows but does not modify them when writing.
+  auto* base = const_cast<png_bytep>(image.pixels.data());
+  for (std::size_t y = 0; y < image.height; ++y) rows[y] = base + y * image.row_bytes();
+  PngWriteState s;
+  s.out = &out;
+  PngWriteGuard guard{s};
+  if (!png_write(s, image, rows.data(), options))
+    throw std::runtime_error(fmt::format("PNG encoding failed: {}", s.error.message));
+  return out;
+}
+
+}  // namespace streampipe::io
