@@ -1,0 +1,118 @@
+#pragma once
+// A dynamic batcher: any number of host threads submit requests; a scheduler thread groups
+// them into batches by BatchPolicy (max batch, preferred sizes, max queue delay), highest
+// priority first and FIFO within a priority, and hands each batch to an idle lane of the
+// executor, padded up to its bucket. The queue is bounded: a submit beyond
+// max_queue_size is rejected at once. A request that waits longer than its timeout is
+// failed with timed_out and never runs (a dispatched request always completes).
+//
+// Errors stay local: a request with a wrong shape or priority is rejected alone; a batch
+// whose run() throws fails its own requests. shutdown(drain) runs every queued request,
+// shutdown(cancel) fails the queued ones with cancelled; either way in-flight batches
+// finish and no future is left hanging. The destructor drains.
+
+#include "streampipe/batching/executor.hpp"
+#include "streampipe/batching/policy.hpp"
+#include "streampipe/batching/request.hpp"
+#include "streampipe/report/latency_report.hpp"
+
+#include <chrono>
+#include <condition_variable>
+#include <cstddef>
+#include <deque>
+#include <future>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <thread>
+#include <vector>
+
+namespace streampipe::batching {
+
+struct BatcherOptions {
+  BatchPolicy policy;
+  std::size_t max_queue_size = 1024;            // queued (not yet dispatched) requests
+  std::chrono::microseconds default_timeout{0};  // 0: requests wait as long as needed
+  int priority_levels = 1;
+  bool record_queries = false;  // keep a report::QueryRecord per completed request
+};
+
+enum class ShutdownMode { drain, cancel };
+
+struct BatcherStats {
+  std::size_t submitted = 0, completed = 0, rejected = 0 /* bad request */, queue_full = 0, timed_out = 0,
+              cancelled = 0, failed = 0, batches = 0, padded_rows = 0;
+  std::vector<std::size_t> buckets;             // the plans
+  std::vector<std::size_t> batches_per_bucket;  // parallel to buckets
+};
+
+class DynamicBatcher {
+ public:
+  // Validates the options, calls executor.prepare(buckets) (warm-up) and starts the
+  // threads. The executor must outlive the batcher.
+  DynamicBatcher(BatchExecutor& executor, BatcherOptions options);
+  ~DynamicBatcher();
+  DynamicBatcher(const DynamicBatcher&) = delete;
+  DynamicBatcher& operator=(const DynamicBatcher&) = delete;
+
+  // Thread-safe. Never blocks on the queue; rejections come back as a ready future.
+  [[nodiscard]] std::future<RequestResult> submit(const Request& request);
+  // Idempotent; returns once every thread has stopped and every future is ready.
+  void shutdown(ShutdownMode mode = ShutdownMode::drain);
+
+  [[nodiscard]] BatcherStats stats() const;
+  [[nodiscard]] const std::vector<std::size_t>& buckets() const noexcept { return buckets_; }
+  // Timestamps in records are milliseconds since this point (the batcher's construction).
+  [[nodiscard]] Clock::time_point origin() const noexcept { return origin_; }
+  // Moves the records collected so far out (record_queries must be on).
+  [[nodiscard]] std::vector<report::QueryRecord> take_records();
+
+ private:
+  struct Pending {
+    Request request;
+    std::promise<RequestResult> promise;
+    Clock::time_point submitted;
+    Clock::time_point deadline;  // Clock::time_point::max() without a timeout
+  };
+  struct Work {
+    std::vector<Pending> requests;
+    std::size_t bucket = 0;
+    Clock::time_point dispatched;
+  };
+  struct Lane {
+    std::thread thread;
+    std::condition_variable cv;
+    std::optional<Work> work;
+    bool busy = false;
+  };
+
+  std::future<RequestResult> reject(const std::string& message);
+  void scheduler_loop();
+  void lane_loop(std::size_t lane);
+  void complete(std::size_t lane, Work& work);
+  // Under mu_: removes queued requests past their deadline into `out`.
+  void take_expired(Clock::time_point now, std::vector<Pending>& out);
+  [[nodiscard]] Clock::time_point earliest_deadline() const;  // under mu_
+  [[nodiscard]] Clock::time_point oldest_submit() const;      // under mu_, pending_ > 0
+
+  BatchExecutor& executor_;
+  const BatcherOptions options_;
+  const std::vector<std::size_t> buckets_;
+  const Clock::time_point origin_;
+
+  mutable std::mutex mu_;
+  std::condition_variable scheduler_cv_;
+  std::vector<std::deque<Pending>> queues_;  // one per priority level
+  std::size_t pending_ = 0;
+  std::size_t with_deadline_ = 0;
+  bool stopping_ = false;
+  bool lanes_stop_ = false;
+  ShutdownMode mode_ = ShutdownMode::drain;
+  BatcherStats stats_;
+  std::vector<report::QueryRecord> records_;
+  std::vector<std::unique_ptr<Lane>> lanes_;
+  std::thread scheduler_;
+  std::once_flag shutdown_once_;
+};
+
+}  // namespace streampipe::batching

@@ -1,0 +1,52 @@
+#pragma once
+// The batcher's execution side. A BatchExecutor owns `lanes()` independent lanes (on a GPU:
+// a stream each, with its own staging and device buffers) and one prepared plan per batch
+// size bucket. The batcher calls prepare() once with the buckets, then run() from one
+// thread per lane: calls for different lanes run concurrently, never two for one lane.
+// HostExecutor (CPU) and GpuExecutor (CUDA graphs per bucket) implement it.
+
+#include "streampipe/report/latency_report.hpp"
+
+#include <cstddef>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace streampipe::batching {
+
+struct Batch {
+  std::size_t bucket = 0;  // plan size; rows size()..bucket-1 are padding
+  std::vector<std::span<const float>> inputs;
+  std::vector<std::span<float>> outputs;
+  [[nodiscard]] std::size_t size() const noexcept { return inputs.size(); }
+};
+
+struct BatchTiming {
+  double enqueue_ms = 0.0;  // host time spent enqueueing (or, on the host, running) the batch
+  std::optional<double> h2d_ms, compute_ms, d2h_ms;  // GPU event intervals
+};
+
+class BatchExecutor {
+ public:
+  virtual ~BatchExecutor() = default;
+  [[nodiscard]] virtual std::size_t lanes() const = 0;
+  [[nodiscard]] virtual std::size_t input_size() const = 0;   // floats per request
+  [[nodiscard]] virtual std::size_t output_size() const = 0;
+  [[nodiscard]] virtual std::string device_name() const = 0;
+  [[nodiscard]] virtual report::SyncMode sync_mode() const = 0;
+  // Builds a plan per bucket on every lane and runs each once, so that no measured
+  // request pays for a plan's first use. Called once, before any run().
+  virtual void prepare(std::span<const std::size_t> buckets) = 0;
+  // Runs a batch on `lane` (its bucket is one of the prepared ones) and returns once its
+  // outputs are written. Throws on failure: the batch's requests fail, nothing else.
+  virtual BatchTiming run(std::size_t lane, const Batch& batch) = 0;
+};
+
+// Packs the batch's inputs into `packed` (bucket × input_size, row-major) and zeroes the
+// padding rows, so a plan never computes on stale data.
+void gather_inputs(const Batch& batch, std::span<float> packed, std::size_t input_size);
+// Copies the first size() rows of `packed` (bucket × output_size) to the requests.
+void scatter_outputs(std::span<const float> packed, const Batch& batch, std::size_t output_size);
+
+}  // namespace streampipe::batching

@@ -1,0 +1,51 @@
+#pragma once
+// What a client hands the dynamic batcher and what it gets back. A request points at the
+// client's own input and output (row-major float rows of the model's fixed sizes); both
+// must stay valid until its future is ready. The future yields a RequestResult, or throws
+// RequestError whose status() says why the request did not run (or failed).
+
+#include <chrono>
+#include <cstddef>
+#include <span>
+#include <stdexcept>
+#include <string>
+
+namespace streampipe::batching {
+
+using Clock = std::chrono::steady_clock;
+
+enum class RequestStatus {
+  rejected,    // bad request (wrong shape, priority out of range): rejected alone, at once
+  queue_full,  // the bounded queue was full: rejected at once
+  timed_out,   // waited in the queue past its timeout; never ran
+  cancelled,   // the batcher shut down with ShutdownMode::cancel before it ran
+  shut_down,   // submitted after shutdown began
+  failed,      // its batch failed (the message names the cause)
+};
+[[nodiscard]] const char* to_string(RequestStatus status) noexcept;
+
+class RequestError : public std::runtime_error {
+ public:
+  RequestError(RequestStatus status, const std::string& message)
+      : std::runtime_error(message), status_(status) {}
+  [[nodiscard]] RequestStatus status() const noexcept { return status_; }
+
+ private:
+  RequestStatus status_;
+};
+
+struct Request {
+  std::span<const float> input;   // exactly the model's input size
+  std::span<float> output;        // exactly the model's output size
+  int priority = 0;               // 0 is the highest; below BatcherOptions::priority_levels
+  std::chrono::microseconds timeout{0};  // time allowed in the queue; 0: the batcher's default
+};
+
+struct RequestResult {
+  std::size_t batch_size = 0;  // requests in its batch
+  std::size_t bucket = 0;      // the plan it ran on (batch padded to this size)
+  std::size_t lane = 0;
+  Clock::time_point submitted, dispatched, completed;
+};
+
+}  // namespace streampipe::batching

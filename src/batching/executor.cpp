@@ -1,0 +1,30 @@
+#include "streampipe/batching/executor.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstddef>
+#include <stdexcept>
+
+namespace streampipe::batching {
+
+void gather_inputs(const Batch& batch, std::span<float> packed, std::size_t input_size) {
+  if (batch.size() > batch.bucket || packed.size() < batch.bucket * input_size)
+    throw std::invalid_argument(fmt::format("gather_inputs: {} rows do not fit a bucket of {} in {} floats",
+                                            batch.size(), batch.bucket, packed.size()));
+  for (std::size_t r = 0; r < batch.size(); ++r)
+    std::copy(batch.inputs[r].begin(), batch.inputs[r].end(), packed.begin() + static_cast<std::ptrdiff_t>(r * input_size));
+  std::fill(packed.begin() + static_cast<std::ptrdiff_t>(batch.size() * input_size),
+            packed.begin() + static_cast<std::ptrdiff_t>(batch.bucket * input_size), 0.0f);
+}
+
+void scatter_outputs(std::span<const float> packed, const Batch& batch, std::size_t output_size) {
+  if (packed.size() < batch.size() * output_size)
+    throw std::invalid_argument("scatter_outputs: packed outputs are smaller than the batch");
+  for (std::size_t r = 0; r < batch.size(); ++r) {
+    const auto first = packed.begin() + static_cast<std::ptrdiff_t>(r * output_size);
+    std::copy(first, first + static_cast<std::ptrdiff_t>(output_size), batch.outputs[r].begin());
+  }
+}
+
+}  // namespace streampipe::batching

@@ -1,0 +1,466 @@
+#include "streampipe/batching/batcher.hpp"
+#include "streampipe/batching/host_executor.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <future>
+#include <mutex>
+#include <random>
+#include <stdexcept>
+#include <thread>
+#include <vector>
+
+namespace streampipe::batching {
+namespace {
+
+using namespace std::chrono_literals;
+
+constexpr std::size_t kIn = 37;   // odd sizes on purpose
+constexpr std::size_t kOut = 19;
+
+// out[j] = 2 * sum(in) + in[j % kIn] * (j + 1): exact for small integers, and each row
+// depends only on itself, so padding and batching cannot change a request's result.
+void reference(std::span<const float> in, std::span<float> out) {
+  float sum = 0;
+  for (float v : in) sum += v;
+  for (std::size_t j = 0; j < kOut; ++j) out[j] = 2 * sum + in[j % kIn] * static_cast<float>(j + 1);
+}
+
+void model(std::span<const float> in, std::span<float> out, std::size_t rows) {
+  for (std::size_t r = 0; r < rows; ++r) reference(in.subspan(r * kIn, kIn), out.subspan(r * kOut, kOut));
+}
+
+// Holds every run() until opened; counts the runs that have entered.
+struct Gate {
+  std::mutex mu;
+  std::condition_variable cv;
+  bool open = false;
+  int entered = 0;
+  void pass() {
+    std::unique_lock lock(mu);
+    ++entered;
+    cv.notify_all();
+    cv.wait(lock, [&] { return open; });
+  }
+  void wait_entered(int n) {
+    std::unique_lock lock(mu);
+    ASSERT_TRUE(cv.wait_for(lock, 10s, [&] { return entered >= n; })) << "runs never started";
+  }
+  void release() {
+    std::lock_guard lock(mu);
+    open = true;
+    cv.notify_all();
+  }
+};
+
+struct Client {
+  std::vector<float> in = std::vector<float>(kIn), out = std::vector<float>(kOut, -12345.0f);
+  explicit Client(float id = 0) { std::iota(in.begin(), in.end(), id); }
+  Request request(int priority = 0, std::chrono::microseconds timeout = 0us) {
+    return Request{in, out, priority, timeout};
+  }
+  void expect_correct() const {
+    std::vector<float> want(kOut);
+    reference(in, want);
+    EXPECT_EQ(out, want);
+  }
+};
+
+RequestStatus status_of(std::future<RequestResult>& f) {
+  try {
+    (void)f.get();
+  } catch (const RequestError& e) {
+    return e.status();
+  }
+  ADD_FAILURE() << "the request succeeded";
+  return RequestStatus::failed;
+}
+
+BatcherOptions options(std::size_t max_batch, std::chrono::microseconds delay) {
+  BatcherOptions o;
+  o.policy.max_batch_size = max_batch;
+  o.policy.max_queue_delay = delay;
+  return o;
+}
+
+TEST(Batcher, ManyThreadsGetCorrectResults) {
+  HostExecutor exec(kIn, kOut, 3, model);
+  auto o = options(16, 200us);
+  o.max_queue_size = 4096;
+  DynamicBatcher batcher(exec, o);
+  constexpr int kThreads = 8, kPerThread = 150;
+  std::vector<std::thread> threads;
+  std::atomic<int> wrong{0}, batched{0};
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      std::mt19937 rng(static_cast<unsigned>(t));
+      std::uniform_int_distribution<int> value(-50, 50);
+      for (int i = 0; i < kPerThread; ++i) {
+        Client c;
+        for (auto& v : c.in) v = static_cast<float>(value(rng));
+        const auto result = batcher.submit(c.request()).get();
+        std::vector<float> want(kOut);
+        reference(c.in, want);
+        if (c.out != want) ++wrong;
+        if (result.batch_size > 1) ++batched;
+        if (result.bucket < result.batch_size) ++wrong;
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  EXPECT_EQ(wrong.load(), 0);
+  EXPECT_GT(batched.load(), 0) << "8 concurrent clients never shared a batch";
+  const auto s = batcher.stats();
+  EXPECT_EQ(s.completed, std::size_t{kThreads * kPerThread});
+  EXPECT_EQ(s.failed + s.timed_out + s.rejected + s.queue_full, 0u);
+}
+
+TEST(Batcher, FullBatchGoesAtOnceAndSmallOnePadsAfterTheDelay) {
+  HostExecutor exec(kIn, kOut, 1, model);
+  DynamicBatcher batcher(exec, options(8, 50ms));
+  std::vector<Client> clients(8);
+  std::vector<std::future<RequestResult>> futures;
+  {
+    // Hold the scheduler's view steady: all 8 are queued before any can be dispatched,
+    // because a lone request waits 50 ms for company.
+    for (auto& c : clients) futures.push_back(batcher.submit(c.request()));
+  }
+  for (auto& f : futures) {
+    const auto r = f.get();
+    EXPECT_EQ(r.batch_size, 8u);
+    EXPECT_EQ(r.bucket, 8u);
+  }
+  std::vector<Client> three(3);
+  futures.clear();
+  const auto t0 = Clock::now();
+  for (auto& c : three) futures.push_back(batcher.submit(c.request()));
+  for (auto& f : futures) {
+    const auto r = f.get();
+    EXPECT_EQ(r.batch_size, 3u);
+    EXPECT_EQ(r.bucket, 4u);  // padded to its bucket
+    EXPECT_GE(r.dispatched - r.submitted, 45ms);
+  }
+  EXPECT_GE(Clock::now() - t0, 45ms);
+  for (const auto& c : three) c.expect_correct();
+  const auto s = batcher.stats();
+  EXPECT_EQ(s.padded_rows, 1u);
+  EXPECT_EQ(s.batches, 2u);
+}
+
+TEST(Batcher, PreferredSizeDoesNotWaitForTheDelay) {
+  HostExecutor exec(kIn, kOut, 1, model);
+  auto o = options(16, std::chrono::microseconds(std::chrono::seconds(60)));
+  o.policy.preferred_batch_sizes = {4};
+  DynamicBatcher batcher(exec, o);
+  std::vector<Client> clients(4);
+  std::vector<std::future<RequestResult>> futures;
+  for (auto& c : clients) futures.push_back(batcher.submit(c.request()));
+  for (auto& f : futures) {
+    ASSERT_EQ(f.wait_for(10s), std::future_status::ready);
+    EXPECT_EQ(f.get().batch_size, 4u);
+  }
+  for (const auto& c : clients) c.expect_correct();
+}
+
+TEST(Batcher, WrongShapeIsRejectedAloneWithAMessage) {
+  HostExecutor exec(kIn, kOut, 1, model);
+  DynamicBatcher batcher(exec, options(4, 0us));
+  std::vector<float> short_in(3), out(kOut);
+  auto bad = batcher.submit(Request{short_in, out});
+  try {
+    (void)bad.get();
+    FAIL() << "a wrong shape was accepted";
+  } catch (const RequestError& e) {
+    EXPECT_EQ(e.status(), RequestStatus::rejected);
+    EXPECT_NE(std::string(e.what()).find("input has 3 elements, the model takes 37"), std::string::npos) << e.what();
+  }
+  std::vector<float> in(kIn), short_out(kOut - 1);
+  auto bad_out = batcher.submit(Request{in, short_out});
+  EXPECT_EQ(status_of(bad_out), RequestStatus::rejected);
+  Client c(5);
+  auto bad_priority = batcher.submit(c.request(3));
+  EXPECT_EQ(status_of(bad_priority), RequestStatus::rejected);
+  Client good(7);
+  (void)batcher.submit(good.request()).get();
+  good.expect_correct();
+  EXPECT_EQ(batcher.stats().rejected, 3u);
+}
+
+TEST(Batcher, FullQueueRejectsImmediately) {
+  Gate gate;
+  HostExecutor exec(kIn, kOut, 1, [&](std::span<const float> in, std::span<float> out, std::size_t rows) {
+    model(in, out, rows);
+    if (in[0] == 1000.0f) gate.pass();  // only the measured request, not warm-up
+  });
+  auto o = options(1, 0us);
+  o.max_queue_size = 4;
+  DynamicBatcher batcher(exec, o);
+  Client first(1000);
+  auto f0 = batcher.submit(first.request());
+  gate.wait_entered(1);  // the lane is busy; nothing more can be dispatched
+  std::vector<Client> queued(4);
+  std::vector<std::future<RequestResult>> futures;
+  for (auto& c : queued) futures.push_back(batcher.submit(c.request()));
+  Client extra;
+  auto rejected = batcher.submit(extra.request());
+  ASSERT_EQ(rejected.wait_for(0s), std::future_status::ready) << "a full queue must not block";
+  EXPECT_EQ(status_of(rejected), RequestStatus::queue_full);
+  gate.release();
+  (void)f0.get();
+  for (auto& f : futures) (void)f.get();
+  for (const auto& c : queued) c.expect_correct();
+  EXPECT_EQ(batcher.stats().queue_full, 1u);
+}
+
+TEST(Batcher, TimedOutRequestFailsWhileTheLaneIsBusy) {
+  Gate gate;
+  HostExecutor exec(kIn, kOut, 1, [&](std::span<const float> in, std::span<float> out, std::size_t rows) {
+    model(in, out, rows);
+    if (in[0] == 1000.0f) gate.pass();
+  });
+  DynamicBatcher batcher(exec, options(1, 0us));
+  Client first(1000), late(1), patient(2);
+  auto f0 = batcher.submit(first.request());
+  gate.wait_entered(1);
+  auto f1 = batcher.submit(late.request(0, 20ms));
+  auto f2 = batcher.submit(patient.request());
+  // The lane stays blocked: the timeout must fire without it.
+  ASSERT_EQ(f1.wait_for(10s), std::future_status::ready);
+  EXPECT_EQ(status_of(f1), RequestStatus::timed_out);
+  EXPECT_EQ(f2.wait_for(0s), std::future_status::timeout);
+  gate.release();
+  (void)f0.get();
+  (void)f2.get();
+  patient.expect_correct();
+  EXPECT_EQ(late.out, std::vector<float>(kOut, -12345.0f)) << "a timed-out request must never run";
+  EXPECT_EQ(batcher.stats().timed_out, 1u);
+}
+
+TEST(Batcher, DefaultTimeoutApplies) {
+  Gate gate;
+  HostExecutor exec(kIn, kOut, 1, [&](std::span<const float> in, std::span<float> out, std::size_t rows) {
+    model(in, out, rows);
+    if (in[0] == 1000.0f) gate.pass();
+  });
+  auto o = options(1, 0us);
+  o.default_timeout = 10ms;
+  DynamicBatcher batcher(exec, o);
+  Client first(1000), late(1);
+  auto f0 = batcher.submit(first.request());
+  gate.wait_entered(1);
+  auto f1 = batcher.submit(late.request());
+  ASSERT_EQ(f1.wait_for(10s), std::future_status::ready);
+  EXPECT_EQ(status_of(f1), RequestStatus::timed_out);
+  gate.release();
+  (void)f0.get();
+}
+
+TEST(Batcher, HigherPriorityRunsFirst) {
+  Gate gate;
+  std::mutex order_mu;
+  std::vector<float> order;
+  HostExecutor exec(kIn, kOut, 1, [&](std::span<const float> in, std::span<float> out, std::size_t rows) {
+    model(in, out, rows);
+    if (in[0] == 1000.0f) gate.pass();
+    if (in[0] >= 1.0f && in[0] < 1000.0f) {
+      std::lock_guard lock(order_mu);
+      order.push_back(in[0]);
+    }
+  });
+  auto o = options(1, 0us);
+  o.priority_levels = 2;
+  DynamicBatcher batcher(exec, o);
+  Client first(1000), low_a(1), low_b(2), high(3);
+  auto f0 = batcher.submit(first.request());
+  gate.wait_entered(1);
+  auto fa = batcher.submit(low_a.request(1));
+  auto fb = batcher.submit(low_b.request(1));
+  auto fh = batcher.submit(high.request(0));
+  gate.release();
+  for (auto* f : {&f0, &fa, &fb, &fh}) (void)f->get();
+  EXPECT_EQ(order, (std::vector<float>{3, 1, 2}));
+  high.expect_correct();
+}
+
+TEST(Batcher, FailingBatchFailsOnlyItsRequests) {
+  HostExecutor exec(kIn, kOut, 2, [](std::span<const float> in, std::span<float> out, std::size_t rows) {
+    for (std::size_t r = 0; r < rows; ++r)
+      if (in[r * kIn] == -1.0f) throw std::runtime_error("poisoned row");
+    model(in, out, rows);
+  });
+  DynamicBatcher batcher(exec, options(1, 0us));
+  Client poisoned(-1), good(4);
+  auto fp = batcher.submit(poisoned.request());
+  try {
+    (void)fp.get();
+    FAIL() << "the poisoned batch succeeded";
+  } catch (const RequestError& e) {
+    EXPECT_EQ(e.status(), RequestStatus::failed);
+    EXPECT_NE(std::string(e.what()).find("poisoned row"), std::string::npos) << e.what();
+  }
+  (void)batcher.submit(good.request()).get();
+  good.expect_correct();
+  const auto s = batcher.stats();
+  EXPECT_EQ(s.failed, 1u);
+  EXPECT_EQ(s.completed, 1u);
+}
+
+TEST(Batcher, ShutdownDrainCompletesEveryQueuedRequest) {
+  Gate gate;
+  HostExecutor exec(kIn, kOut, 1, [&](std::span<const float> in, std::span<float> out, std::size_t rows) {
+    model(in, out, rows);
+    if (in[0] == 1000.0f) gate.pass();
+  });
+  DynamicBatcher batcher(exec, options(4, std::chrono::microseconds(std::chrono::seconds(60))));
+  Client first(1000);
+  auto f0 = batcher.submit(first.request());
+  // Alone, it would wait 60 s for company: fill a batch so it goes now.
+  std::vector<Client> fill(3);
+  std::vector<std::future<RequestResult>> fill_futures;
+  for (auto& c : fill) fill_futures.push_back(batcher.submit(c.request()));
+  gate.wait_entered(1);
+  std::vector<Client> queued(10);
+  std::vector<std::future<RequestResult>> futures;
+  for (std::size_t i = 0; i < queued.size(); ++i) {
+    queued[i] = Client(static_cast<float>(i));
+    futures.push_back(batcher.submit(queued[i].request()));
+  }
+  auto stopper = std::async(std::launch::async, [&] { batcher.shutdown(ShutdownMode::drain); });
+  gate.release();
+  ASSERT_EQ(stopper.wait_for(30s), std::future_status::ready) << "shutdown hung";
+  for (auto& f : futures) {
+    ASSERT_EQ(f.wait_for(0s), std::future_status::ready);
+    (void)f.get();
+  }
+  for (auto& f : fill_futures) (void)f.get();
+  (void)f0.get();
+  for (const auto& c : queued) c.expect_correct();
+  Client after;
+  auto rejected = batcher.submit(after.request());
+  EXPECT_EQ(status_of(rejected), RequestStatus::shut_down);
+}
+
+TEST(Batcher, ShutdownCancelFailsQueuedAndFinishesInFlight) {
+  Gate gate;
+  HostExecutor exec(kIn, kOut, 1, [&](std::span<const float> in, std::span<float> out, std::size_t rows) {
+    model(in, out, rows);
+    if (in[0] == 1000.0f) gate.pass();
+  });
+  DynamicBatcher batcher(exec, options(1, 0us));
+  Client first(1000);
+  auto f0 = batcher.submit(first.request());
+  gate.wait_entered(1);
+  std::vector<Client> queued(10);
+  std::vector<std::future<RequestResult>> futures;
+  for (auto& c : queued) futures.push_back(batcher.submit(c.request()));
+  auto stopper = std::async(std::launch::async, [&] { batcher.shutdown(ShutdownMode::cancel); });
+  for (auto& f : futures) {
+    ASSERT_EQ(f.wait_for(10s), std::future_status::ready) << "a queued future was left hanging";
+    EXPECT_EQ(status_of(f), RequestStatus::cancelled);
+  }
+  gate.release();
+  ASSERT_EQ(stopper.wait_for(30s), std::future_status::ready);
+  (void)f0.get();
+  first.expect_correct();
+  EXPECT_EQ(batcher.stats().cancelled, 10u);
+}
+
+TEST(Batcher, DestructorDrains) {
+  HostExecutor exec(kIn, kOut, 2, model);
+  std::vector<Client> clients(20);
+  std::vector<std::future<RequestResult>> futures;
+  {
+    DynamicBatcher batcher(exec, options(8, std::chrono::microseconds(std::chrono::seconds(60))));
+    for (auto& c : clients) futures.push_back(batcher.submit(c.request()));
+  }
+  for (auto& f : futures) {
+    ASSERT_EQ(f.wait_for(0s), std::future_status::ready);
+    (void)f.get();
+  }
+  for (const auto& c : clients) c.expect_correct();
+}
+
+TEST(Batcher, EveryPlanIsFirstUsedInWarmup) {
+  HostExecutor exec(kIn, kOut, 3, model);
+  auto o = options(8, 100us);
+  o.policy.preferred_batch_sizes = {2, 5};
+  DynamicBatcher batcher(exec, o);
+  EXPECT_EQ(batcher.buckets(), (std::vector<std::size_t>{2, 5, 8}));
+  const auto warm = exec.warmup_uses();
+  ASSERT_EQ(warm.size(), 3u);
+  for (const auto& [bucket, uses] : warm) EXPECT_EQ(uses, 3u) << "bucket " << bucket << " on every lane";
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 6; ++t)
+    threads.emplace_back([&] {
+      for (int i = 0; i < 50; ++i) {
+        Client c(static_cast<float>(i));
+        (void)batcher.submit(c.request()).get();
+        c.expect_correct();
+      }
+    });
+  for (auto& t : threads) t.join();
+  for (const auto& [bucket, uses] : exec.run_uses()) {
+    EXPECT_TRUE(warm.contains(bucket)) << "bucket " << bucket << " ran without a warm-up";
+    EXPECT_GT(uses, 0u);
+  }
+}
+
+TEST(Batcher, LanesRunConcurrently) {
+  HostExecutor exec(kIn, kOut, 3, [](std::span<const float> in, std::span<float> out, std::size_t rows) {
+    model(in, out, rows);
+    std::this_thread::sleep_for(5ms);
+  });
+  DynamicBatcher batcher(exec, options(2, 0us));
+  std::vector<Client> clients(24);
+  std::vector<std::future<RequestResult>> futures;
+  for (auto& c : clients) futures.push_back(batcher.submit(c.request()));
+  std::vector<bool> lanes_used(3, false);
+  for (auto& f : futures) lanes_used[f.get().lane] = true;
+  EXPECT_GE(exec.max_concurrent_runs(), 2u);
+  EXPECT_EQ(std::count(lanes_used.begin(), lanes_used.end(), true), 3);
+}
+
+TEST(Batcher, RecordsFeedTheLatencyReport) {
+  HostExecutor exec(kIn, kOut, 2, model);
+  auto o = options(4, 50us);
+  o.record_queries = true;
+  DynamicBatcher batcher(exec, o);
+  std::vector<Client> clients(30);
+  std::vector<std::future<RequestResult>> futures;
+  for (auto& c : clients) futures.push_back(batcher.submit(c.request()));
+  for (auto& f : futures) (void)f.get();
+  report::LatencyRun run;
+  run.queries = batcher.take_records();
+  run.wall_ms = 1.0;
+  ASSERT_EQ(run.queries.size(), 30u);
+  for (const auto& q : run.queries) {
+    EXPECT_LE(q.submit_ms, q.enqueue_begin_ms);
+    EXPECT_LE(q.enqueue_begin_ms, q.enqueue_end_ms);
+    EXPECT_LE(q.enqueue_begin_ms, q.complete_ms);
+    EXPECT_GE(q.batch, 1u);
+    EXPECT_FALSE(q.compute_ms.has_value());
+  }
+  const auto s = report::summarize(run);
+  EXPECT_EQ(s.latency.count, 30u);
+  EXPECT_TRUE(batcher.take_records().empty());
+}
+
+TEST(Batcher, BadOptionsAreRefused) {
+  HostExecutor exec(kIn, kOut, 1, model);
+  auto o = options(4, 0us);
+  o.max_queue_size = 0;
+  EXPECT_THROW(DynamicBatcher(exec, o), std::invalid_argument);
+  o = options(4, 0us);
+  o.policy.preferred_batch_sizes = {5};
+  EXPECT_THROW(DynamicBatcher(exec, o), std::invalid_argument);
+  o = options(4, 0us);
+  o.priority_levels = 0;
+  EXPECT_THROW(DynamicBatcher(exec, o), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace streampipe::batching
