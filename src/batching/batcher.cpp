@@ -12,6 +12,7 @@ namespace streampipe::batching {
 
 const char* to_string(RequestStatus status) noexcept {
   switch (status) {
+    case RequestStatus::ok: return "ok";
     case RequestStatus::rejected: return "rejected";
     case RequestStatus::queue_full: return "queue_full";
     case RequestStatus::timed_out: return "timed_out";
@@ -24,9 +25,16 @@ const char* to_string(RequestStatus status) noexcept {
 
 namespace {
 
-std::future<RequestResult> ready_error(RequestStatus status, const std::string& message) {
+RequestResult error_result(RequestStatus status, std::string message) {
+  RequestResult r;
+  r.status = status;
+  r.error = std::move(message);
+  return r;
+}
+
+std::future<RequestResult> ready_error(RequestStatus status, std::string message) {
   std::promise<RequestResult> p;
-  p.set_exception(std::make_exception_ptr(RequestError(status, message)));
+  p.set_value(error_result(status, std::move(message)));
   return p.get_future();
 }
 
@@ -171,11 +179,11 @@ void DynamicBatcher::scheduler_loop() {
       lock.unlock();
       for (auto& p : batch) {
         const bool expired = p.deadline <= now;
-        p.promise.set_exception(std::make_exception_ptr(
-            expired ? RequestError(RequestStatus::timed_out,
+        p.promise.set_value(
+            expired ? error_result(RequestStatus::timed_out,
                                    fmt::format("request timed out after {:.3f} ms in the queue",
                                                ms_since(p.submitted, now)))
-                    : RequestError(RequestStatus::cancelled, "request cancelled: the batcher shut down")));
+                    : error_result(RequestStatus::cancelled, "request cancelled: the batcher shut down"));
       }
       lock.lock();
       continue;
@@ -257,15 +265,15 @@ void DynamicBatcher::complete(std::size_t lane, Work& work) {
   }
   const auto begin = Clock::now();
   BatchTiming timing;
-  std::exception_ptr error;
+  bool error = false;
   std::string message;
   try {
     timing = executor_.run(lane, batch);
   } catch (const std::exception& e) {
-    error = std::current_exception();
+    error = true;
     message = e.what();
   } catch (...) {
-    error = std::current_exception();
+    error = true;
     message = "unknown exception";
   }
   const auto end = Clock::now();
@@ -276,8 +284,7 @@ void DynamicBatcher::complete(std::size_t lane, Work& work) {
     }
     const std::string text = fmt::format("request failed: its batch of {} (bucket {}, lane {}) failed: {}",
                                          work.requests.size(), work.bucket, lane, message);
-    for (auto& p : work.requests)
-      p.promise.set_exception(std::make_exception_ptr(RequestError(RequestStatus::failed, text)));
+    for (auto& p : work.requests) p.promise.set_value(error_result(RequestStatus::failed, text));
     return;
   }
   {
@@ -299,7 +306,8 @@ void DynamicBatcher::complete(std::size_t lane, Work& work) {
     }
   }
   for (auto& p : work.requests)
-    p.promise.set_value(RequestResult{work.requests.size(), work.bucket, lane, p.submitted, work.dispatched, end});
+    p.promise.set_value(RequestResult{RequestStatus::ok, {}, work.requests.size(), work.bucket, lane, p.submitted,
+                                      work.dispatched, end});
 }
 
 void DynamicBatcher::shutdown(ShutdownMode mode) {
@@ -317,8 +325,7 @@ void DynamicBatcher::shutdown(ShutdownMode mode) {
       // Without a scheduler (a failed start), nothing drains the queue: cancel it.
       for (auto& q : queues_) {
         for (auto& p : q)
-          p.promise.set_exception(std::make_exception_ptr(
-              RequestError(RequestStatus::cancelled, "request cancelled: the batcher shut down")));
+          p.promise.set_value(error_result(RequestStatus::cancelled, "request cancelled: the batcher shut down"));
         stats_.cancelled += q.size();
         q.clear();
       }

@@ -71,14 +71,19 @@ struct Client {
 };
 
 RequestStatus status_of(std::future<RequestResult>& f) {
-  try {
-    (void)f.get();
-  } catch (const RequestError& e) {
-    return e.status();
-  }
-  ADD_FAILURE() << "the request succeeded";
-  return RequestStatus::failed;
+  const auto r = f.get();
+  EXPECT_FALSE(r.ok()) << "the request succeeded";
+  EXPECT_EQ(r.ok(), r.error.empty());
+  return r.status;
 }
+
+// Waits for a request that must succeed.
+RequestResult ok(std::future<RequestResult>& f) {
+  auto r = f.get();
+  EXPECT_TRUE(r.ok()) << to_string(r.status) << ": " << r.error;
+  return r;
+}
+RequestResult ok(std::future<RequestResult>&& f) { return ok(f); }
 
 BatcherOptions options(std::size_t max_batch, std::chrono::microseconds delay) {
   BatcherOptions o;
@@ -103,6 +108,7 @@ TEST(Batcher, ManyThreadsGetCorrectResults) {
         Client c;
         for (auto& v : c.in) v = static_cast<float>(value(rng));
         const auto result = batcher.submit(c.request()).get();
+        if (!result.ok()) ++wrong;
         std::vector<float> want(kOut);
         reference(c.in, want);
         if (c.out != want) ++wrong;
@@ -130,7 +136,7 @@ TEST(Batcher, FullBatchGoesAtOnceAndSmallOnePadsAfterTheDelay) {
     for (auto& c : clients) futures.push_back(batcher.submit(c.request()));
   }
   for (auto& f : futures) {
-    const auto r = f.get();
+    const auto r = ok(f);
     EXPECT_EQ(r.batch_size, 8u);
     EXPECT_EQ(r.bucket, 8u);
   }
@@ -139,7 +145,7 @@ TEST(Batcher, FullBatchGoesAtOnceAndSmallOnePadsAfterTheDelay) {
   const auto t0 = Clock::now();
   for (auto& c : three) futures.push_back(batcher.submit(c.request()));
   for (auto& f : futures) {
-    const auto r = f.get();
+    const auto r = ok(f);
     EXPECT_EQ(r.batch_size, 3u);
     EXPECT_EQ(r.bucket, 4u);  // padded to its bucket
     EXPECT_GE(r.dispatched - r.submitted, 45ms);
@@ -161,7 +167,7 @@ TEST(Batcher, PreferredSizeDoesNotWaitForTheDelay) {
   for (auto& c : clients) futures.push_back(batcher.submit(c.request()));
   for (auto& f : futures) {
     ASSERT_EQ(f.wait_for(10s), std::future_status::ready);
-    EXPECT_EQ(f.get().batch_size, 4u);
+    EXPECT_EQ(ok(f).batch_size, 4u);
   }
   for (const auto& c : clients) c.expect_correct();
 }
@@ -170,13 +176,14 @@ TEST(Batcher, WrongShapeIsRejectedAloneWithAMessage) {
   HostExecutor exec(kIn, kOut, 1, model);
   DynamicBatcher batcher(exec, options(4, 0us));
   std::vector<float> short_in(3), out(kOut);
-  auto bad = batcher.submit(Request{short_in, out});
+  const auto bad = batcher.submit(Request{short_in, out}).get();
+  EXPECT_EQ(bad.status, RequestStatus::rejected);
+  EXPECT_NE(bad.error.find("input has 3 elements, the model takes 37"), std::string::npos) << bad.error;
   try {
-    (void)bad.get();
-    FAIL() << "a wrong shape was accepted";
+    bad.throw_if_error();
+    FAIL() << "throw_if_error did not throw";
   } catch (const RequestError& e) {
     EXPECT_EQ(e.status(), RequestStatus::rejected);
-    EXPECT_NE(std::string(e.what()).find("input has 3 elements, the model takes 37"), std::string::npos) << e.what();
   }
   std::vector<float> in(kIn), short_out(kOut - 1);
   auto bad_out = batcher.submit(Request{in, short_out});
@@ -185,7 +192,7 @@ TEST(Batcher, WrongShapeIsRejectedAloneWithAMessage) {
   auto bad_priority = batcher.submit(c.request(3));
   EXPECT_EQ(status_of(bad_priority), RequestStatus::rejected);
   Client good(7);
-  (void)batcher.submit(good.request()).get();
+  (void)ok(batcher.submit(good.request()));
   good.expect_correct();
   EXPECT_EQ(batcher.stats().rejected, 3u);
 }
@@ -210,8 +217,8 @@ TEST(Batcher, FullQueueRejectsImmediately) {
   ASSERT_EQ(rejected.wait_for(0s), std::future_status::ready) << "a full queue must not block";
   EXPECT_EQ(status_of(rejected), RequestStatus::queue_full);
   gate.release();
-  (void)f0.get();
-  for (auto& f : futures) (void)f.get();
+  (void)ok(f0);
+  for (auto& f : futures) (void)ok(f);
   for (const auto& c : queued) c.expect_correct();
   EXPECT_EQ(batcher.stats().queue_full, 1u);
 }
@@ -233,8 +240,8 @@ TEST(Batcher, TimedOutRequestFailsWhileTheLaneIsBusy) {
   EXPECT_EQ(status_of(f1), RequestStatus::timed_out);
   EXPECT_EQ(f2.wait_for(0s), std::future_status::timeout);
   gate.release();
-  (void)f0.get();
-  (void)f2.get();
+  (void)ok(f0);
+  (void)ok(f2);
   patient.expect_correct();
   EXPECT_EQ(late.out, std::vector<float>(kOut, -12345.0f)) << "a timed-out request must never run";
   EXPECT_EQ(batcher.stats().timed_out, 1u);
@@ -256,7 +263,7 @@ TEST(Batcher, DefaultTimeoutApplies) {
   ASSERT_EQ(f1.wait_for(10s), std::future_status::ready);
   EXPECT_EQ(status_of(f1), RequestStatus::timed_out);
   gate.release();
-  (void)f0.get();
+  (void)ok(f0);
 }
 
 TEST(Batcher, HigherPriorityRunsFirst) {
@@ -281,7 +288,7 @@ TEST(Batcher, HigherPriorityRunsFirst) {
   auto fb = batcher.submit(low_b.request(1));
   auto fh = batcher.submit(high.request(0));
   gate.release();
-  for (auto* f : {&f0, &fa, &fb, &fh}) (void)f->get();
+  for (auto* f : {&f0, &fa, &fb, &fh}) (void)ok(*f);
   EXPECT_EQ(order, (std::vector<float>{3, 1, 2}));
   high.expect_correct();
 }
@@ -294,15 +301,10 @@ TEST(Batcher, FailingBatchFailsOnlyItsRequests) {
   });
   DynamicBatcher batcher(exec, options(1, 0us));
   Client poisoned(-1), good(4);
-  auto fp = batcher.submit(poisoned.request());
-  try {
-    (void)fp.get();
-    FAIL() << "the poisoned batch succeeded";
-  } catch (const RequestError& e) {
-    EXPECT_EQ(e.status(), RequestStatus::failed);
-    EXPECT_NE(std::string(e.what()).find("poisoned row"), std::string::npos) << e.what();
-  }
-  (void)batcher.submit(good.request()).get();
+  const auto fp = batcher.submit(poisoned.request()).get();
+  EXPECT_EQ(fp.status, RequestStatus::failed);
+  EXPECT_NE(fp.error.find("poisoned row"), std::string::npos) << fp.error;
+  (void)ok(batcher.submit(good.request()));
   good.expect_correct();
   const auto s = batcher.stats();
   EXPECT_EQ(s.failed, 1u);
@@ -334,10 +336,10 @@ TEST(Batcher, ShutdownDrainCompletesEveryQueuedRequest) {
   ASSERT_EQ(stopper.wait_for(30s), std::future_status::ready) << "shutdown hung";
   for (auto& f : futures) {
     ASSERT_EQ(f.wait_for(0s), std::future_status::ready);
-    (void)f.get();
+    (void)ok(f);
   }
-  for (auto& f : fill_futures) (void)f.get();
-  (void)f0.get();
+  for (auto& f : fill_futures) (void)ok(f);
+  (void)ok(f0);
   for (const auto& c : queued) c.expect_correct();
   Client after;
   auto rejected = batcher.submit(after.request());
@@ -364,7 +366,7 @@ TEST(Batcher, ShutdownCancelFailsQueuedAndFinishesInFlight) {
   }
   gate.release();
   ASSERT_EQ(stopper.wait_for(30s), std::future_status::ready);
-  (void)f0.get();
+  (void)ok(f0);
   first.expect_correct();
   EXPECT_EQ(batcher.stats().cancelled, 10u);
 }
@@ -379,7 +381,7 @@ TEST(Batcher, DestructorDrains) {
   }
   for (auto& f : futures) {
     ASSERT_EQ(f.wait_for(0s), std::future_status::ready);
-    (void)f.get();
+    (void)ok(f);
   }
   for (const auto& c : clients) c.expect_correct();
 }
@@ -398,7 +400,7 @@ TEST(Batcher, EveryPlanIsFirstUsedInWarmup) {
     threads.emplace_back([&] {
       for (int i = 0; i < 50; ++i) {
         Client c(static_cast<float>(i));
-        (void)batcher.submit(c.request()).get();
+        (void)ok(batcher.submit(c.request()));
         c.expect_correct();
       }
     });
@@ -419,7 +421,7 @@ TEST(Batcher, LanesRunConcurrently) {
   std::vector<std::future<RequestResult>> futures;
   for (auto& c : clients) futures.push_back(batcher.submit(c.request()));
   std::vector<bool> lanes_used(3, false);
-  for (auto& f : futures) lanes_used[f.get().lane] = true;
+  for (auto& f : futures) lanes_used[ok(f).lane] = true;
   EXPECT_GE(exec.max_concurrent_runs(), 2u);
   EXPECT_EQ(std::count(lanes_used.begin(), lanes_used.end(), true), 3);
 }
@@ -432,7 +434,7 @@ TEST(Batcher, RecordsFeedTheLatencyReport) {
   std::vector<Client> clients(30);
   std::vector<std::future<RequestResult>> futures;
   for (auto& c : clients) futures.push_back(batcher.submit(c.request()));
-  for (auto& f : futures) (void)f.get();
+  for (auto& f : futures) (void)ok(f);
   report::LatencyRun run;
   run.queries = batcher.take_records();
   run.wall_ms = 1.0;

@@ -1,8 +1,11 @@
 #pragma once
 // What a client hands the dynamic batcher and what it gets back. A request points at the
 // client's own input and output (row-major float rows of the model's fixed sizes); both
-// must stay valid until its future is ready. The future yields a RequestResult, or throws
-// RequestError whose status() says why the request did not run (or failed).
+// must stay valid until its future is ready. The future always yields a RequestResult; its
+// status says whether the request ran, and if not why (error holds the message).
+// throw_if_error() turns a failure into a RequestError for callers who prefer exceptions.
+// (Errors travel as values: an exception_ptr shared across threads is invisible to
+// ThreadSanitizer in an uninstrumented libstdc++, and the batcher must be TSan-clean.)
 
 #include <chrono>
 #include <cstddef>
@@ -15,6 +18,7 @@ namespace streampipe::batching {
 using Clock = std::chrono::steady_clock;
 
 enum class RequestStatus {
+  ok,          // it ran; the output is written
   rejected,    // bad request (wrong shape, priority out of range): rejected alone, at once
   queue_full,  // the bounded queue was full: rejected at once
   timed_out,   // waited in the queue past its timeout; never ran
@@ -42,10 +46,17 @@ struct Request {
 };
 
 struct RequestResult {
+  RequestStatus status = RequestStatus::ok;
+  std::string error;           // why, when status != ok
   std::size_t batch_size = 0;  // requests in its batch
   std::size_t bucket = 0;      // the plan it ran on (batch padded to this size)
   std::size_t lane = 0;
-  Clock::time_point submitted, dispatched, completed;
+  Clock::time_point submitted, dispatched, completed;  // dispatched/completed: when it ran
+
+  [[nodiscard]] bool ok() const noexcept { return status == RequestStatus::ok; }
+  void throw_if_error() const {
+    if (!ok()) throw RequestError(status, error);
+  }
 };
 
 }  // namespace streampipe::batching

@@ -1,0 +1,75 @@
+#pragma once
+// The GPU BatchExecutor. Each lane is a stream with its own pinned staging, device input
+// and output buffers and model scratch; lanes run batches concurrently. A batch is gathered
+// into the lane's pinned input (padding rows zeroed), copied H2D, computed, and its rows
+// copied D2H, timed with events (H2D, compute, D2H) while the host measures enqueue time.
+//
+// Plans: with graphs on, prepare() captures the model's forward pass once per bucket and
+// lane into a CUDA graph (one cudaGraphLaunch per batch); with graphs off the model's
+// kernels are launched one by one. Either way every bucket runs once per lane in prepare(),
+// so module loading, cuBLAS heuristics and graph upload stay out of measured requests.
+
+#include "streampipe/batching/executor.hpp"
+#include "streampipe/cuda/device.hpp"
+#include "streampipe/cuda/stream.hpp"
+
+#include <cstddef>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace streampipe::batching {
+
+// One lane's instance of a model: its scratch and library handles for up to max_rows rows.
+class ModelLane {
+ public:
+  virtual ~ModelLane() = default;
+  // Host-side preparation for batches of `rows` (algorithm choice); before the first enqueue.
+  virtual void prepare(std::size_t rows) = 0;
+  // Enqueues the forward pass of `rows` rows on the lane's stream: in is rows × input_size,
+  // out rows × output_size, both device memory. Must be capturable: no sync, no allocation.
+  virtual void enqueue(const float* d_in, float* d_out, std::size_t rows) = 0;
+};
+
+class DeviceModel {
+ public:
+  virtual ~DeviceModel() = default;
+  [[nodiscard]] virtual std::size_t input_size() const = 0;
+  [[nodiscard]] virtual std::size_t output_size() const = 0;
+  [[nodiscard]] virtual std::unique_ptr<ModelLane> make_lane(StreamRef stream, std::size_t max_rows) = 0;
+};
+
+struct GpuExecutorOptions {
+  std::size_t lanes = 2;
+  bool graphs = true;                               // a CUDA graph per bucket per lane
+  report::SyncMode sync = report::SyncMode::spin;   // how a lane thread waits for its batch
+};
+
+class GpuExecutor final : public BatchExecutor {
+ public:
+  // The model must outlive the executor.
+  GpuExecutor(const Device& device, DeviceModel& model, GpuExecutorOptions options);
+  ~GpuExecutor() override;
+  GpuExecutor(const GpuExecutor&) = delete;
+  GpuExecutor& operator=(const GpuExecutor&) = delete;
+
+  [[nodiscard]] std::size_t lanes() const override;
+  [[nodiscard]] std::size_t input_size() const override { return model_.input_size(); }
+  [[nodiscard]] std::size_t output_size() const override { return model_.output_size(); }
+  [[nodiscard]] std::string device_name() const override { return device_.name(); }
+  [[nodiscard]] report::SyncMode sync_mode() const override { return options_.sync; }
+  void prepare(std::span<const std::size_t> buckets) override;
+  BatchTiming run(std::size_t lane, const Batch& batch) override;
+  [[nodiscard]] bool graphs() const noexcept { return options_.graphs; }
+
+ private:
+  struct Lane;
+  BatchTiming execute(Lane& lane, std::size_t rows, std::size_t bucket);
+
+  Device device_;
+  DeviceModel& model_;
+  GpuExecutorOptions options_;
+  std::vector<std::unique_ptr<Lane>> lanes_;
+};
+
+}  // namespace streampipe::batching

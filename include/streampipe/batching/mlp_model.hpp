@@ -1,0 +1,48 @@
+#pragma once
+// The MLP of mlp_reference.hpp on the GPU with cuBLASLt: bf16 weights and activations,
+// fp32 accumulation, bias (+ ReLU on hidden layers) fused into each GEMM's epilogue.
+// Requests are float rows; the lane converts them to bf16 on the device and the output
+// back to float. Each lane has its own cuBLASLt handle, workspace and activations, and an
+// algorithm chosen per batch size in prepare(), so enqueue() is capturable into a graph.
+// Available when the build found cuBLASLt (STREAMPIPE_HAVE_CUBLAS).
+
+#include "streampipe/batching/gpu_executor.hpp"
+#include "streampipe/batching/mlp_reference.hpp"
+#include "streampipe/cuda/device.hpp"
+
+#include <cstdint>
+#include <memory>
+
+namespace streampipe::batching {
+
+class MlpModel final : public DeviceModel {
+ public:
+  // Uploads the weights. Every layer size must be a multiple of 8 (16-byte rows for
+  // tensor cores); std::invalid_argument names the first that is not.
+  MlpModel(const Device& device, const MlpWeights& weights);
+  ~MlpModel() override;
+  MlpModel(const MlpModel&) = delete;
+  MlpModel& operator=(const MlpModel&) = delete;
+
+  [[nodiscard]] std::size_t input_size() const override;
+  [[nodiscard]] std::size_t output_size() const override;
+  [[nodiscard]] std::unique_ptr<ModelLane> make_lane(StreamRef stream, std::size_t max_rows) override;
+  [[nodiscard]] double flops_per_row() const noexcept { return flops_per_row_; }
+
+  struct State;
+
+ private:
+  std::shared_ptr<State> state_;
+  double flops_per_row_ = 0;
+};
+
+// The bf16 GEMM rate cuBLASLt reaches on this device (C = A·B, m = n = k = `size`, fp32
+// accumulation), in TFLOP/s: the median of `runs` after warm-up. The yardstick for the
+// MLP's GEMMs.
+struct GemmPeak {
+  double median_tflops = 0, min_tflops = 0, max_tflops = 0;
+  std::size_t size = 0;
+};
+[[nodiscard]] GemmPeak measure_bf16_gemm_peak(const Device& device, std::size_t size = 8192, int runs = 9);
+
+}  // namespace streampipe::batching

@@ -1,0 +1,17 @@
+#pragma once
+// Float <-> bf16 conversion kernels for the MLP's input and output (device side of mlp_model).
+
+#include "streampipe/cuda/stream.hpp"
+
+#include <cstddef>
+#include <cstdint>
+
+namespace streampipe::batching::detail {
+void float_to_bf16(StreamRef stream, const float* in, std::uint16_t* out, std::size_t n);
+void bf16_to_float(StreamRef stream, const std::uint16_t* in, float* out, std::size_t n);
+}  // namespace streampipe::batching::detail
+
+namespace streampipe::batching::detail {
+// Deterministic non-zero bf16 values in [-scale, scale] (benchmarks never time on zeros).
+void fill_bf16_pattern(StreamRef stream, std::uint16_t* out, std::size_t n, float scale, unsigned seed);
+}  // namespace streampipe::batching::detail

@@ -1,0 +1,149 @@
+#include "streampipe/batching/mlp_model.hpp"
+
+#include "cublaslt_handles.hpp"
+#include "mlp_convert.cuh"
+#include "streampipe/cuda/device_buffer.hpp"
+#include "streampipe/cuda/error.hpp"
+
+#include <algorithm>
+#include <map>
+#include <stdexcept>
+
+namespace streampipe::batching {
+
+struct MlpModel::State {
+  int device = 0;
+  std::vector<std::size_t> sizes;  // input, hidden..., output
+  std::vector<DeviceBuffer<std::uint16_t>> weights, biases;
+};
+
+namespace {
+
+// One layer's GEMM for one batch size. In cuBLAS's column-major terms the row-major
+// activations X (rows × in) are an in × rows matrix, and W (out × in, row-major) an
+// in × out matrix used transposed: Y^T (out × rows) = W · X^T is D = A^T · B with
+// m = out, n = rows, k = in.
+struct LayerPlan {
+  detail::MatrixLayout b, d;
+  cublasLtMatmulAlgo_t algo{};
+};
+
+class MlpLane final : public ModelLane {
+ public:
+  MlpLane(std::shared_ptr<const MlpModel::State> state, StreamRef stream, std::size_t max_rows)
+      : state_(std::move(state)),
+        stream_(stream),
+        max_rows_(max_rows),
+        handle_(detail::make_handle()),
+        workspace_(Device(state_->device), detail::kWorkspaceBytes),
+        preference_(detail::make_preference(detail::kWorkspaceBytes)) {
+    const std::size_t widest = *std::max_element(state_->sizes.begin(), state_->sizes.end());
+    for (auto& a : activations_) a = DeviceBuffer<std::uint16_t>(Device(state_->device), max_rows * widest);
+    const std::size_t layers = state_->sizes.size() - 1;
+    for (std::size_t i = 0; i < layers; ++i) {
+      auto desc = detail::make_tn_desc();
+      const cublasLtEpilogue_t epilogue = i + 1 < layers ? CUBLASLT_EPILOGUE_RELU_BIAS : CUBLASLT_EPILOGUE_BIAS;
+      SP_CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(desc.get(), CUBLASLT_MATMUL_DESC_EPILOGUE, &epilogue,
+                                                     sizeof(epilogue)));
+      const void* bias = state_->biases[i].data();
+      SP_CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(desc.get(), CUBLASLT_MATMUL_DESC_BIAS_POINTER, &bias,
+                                                     sizeof(bias)));
+      const cudaDataType_t bias_type = CUDA_R_16BF;
+      SP_CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(desc.get(), CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE, &bias_type,
+                                                     sizeof(bias_type)));
+      descs_.push_back(std::move(desc));
+      const auto in = static_cast<std::uint64_t>(state_->sizes[i]), out = static_cast<std::uint64_t>(state_->sizes[i + 1]);
+      a_layouts_.push_back(detail::make_layout(in, out, static_cast<std::int64_t>(in)));
+    }
+  }
+
+  void prepare(std::size_t rows) override {
+    if (rows == 0 || rows > max_rows_)
+      throw std::invalid_argument(fmt::format("MLP lane: {} rows outside [1, {}]", rows, max_rows_));
+    if (plans_.contains(rows)) return;
+    std::vector<LayerPlan> plans;
+    for (std::size_t i = 0; i + 1 < state_->sizes.size(); ++i) {
+      const auto in = static_cast<std::uint64_t>(state_->sizes[i]), out = static_cast<std::uint64_t>(state_->sizes[i + 1]);
+      LayerPlan p{detail::make_layout(in, rows, static_cast<std::int64_t>(in)),
+                  detail::make_layout(out, rows, static_cast<std::int64_t>(out)), {}};
+      cublasLtMatmulHeuristicResult_t result{};
+      int found = 0;
+      SP_CUBLAS_CHECK(cublasLtMatmulAlgoGetHeuristic(handle_.get(), descs_[i].get(), a_layouts_[i].get(), p.b.get(),
+                                                     p.d.get(), p.d.get(), preference_.get(), 1, &result, &found));
+      if (found == 0)
+        throw std::runtime_error(fmt::format("cuBLASLt has no bf16 algorithm for layer {} ({} -> {}) at {} rows", i,
+                                             in, out, rows));
+      p.algo = result.algo;
+      plans.push_back(std::move(p));
+    }
+    plans_.emplace(rows, std::move(plans));
+  }
+
+  void enqueue(const float* d_in, float* d_out, std::size_t rows) override {
+    const auto it = plans_.find(rows);
+    if (it == plans_.end()) throw std::logic_error(fmt::format("MLP lane: no plan prepared for {} rows", rows));
+    const auto& sizes = state_->sizes;
+    std::size_t cur = 0;
+    detail::float_to_bf16(stream_, d_in, activations_[cur].data(), rows * sizes.front());
+    const float alpha = 1.0f, beta = 0.0f;
+    for (std::size_t i = 0; i < it->second.size(); ++i) {
+      const LayerPlan& p = it->second[i];
+      std::uint16_t* y = activations_[1 - cur].data();
+      SP_CUBLAS_CHECK(cublasLtMatmul(handle_.get(), descs_[i].get(), &alpha, state_->weights[i].data(),
+                                     a_layouts_[i].get(), activations_[cur].data(), p.b.get(), &beta, y, p.d.get(), y,
+                                     p.d.get(), &p.algo, workspace_.data(), workspace_.bytes(), stream_.handle()));
+      cur = 1 - cur;
+    }
+    detail::bf16_to_float(stream_, activations_[cur].data(), d_out, rows * sizes.back());
+  }
+
+ private:
+  std::shared_ptr<const MlpModel::State> state_;
+  StreamRef stream_;
+  std::size_t max_rows_;
+  detail::LtHandle handle_;
+  DeviceBuffer<std::byte> workspace_;
+  detail::MatmulPreference preference_;
+  DeviceBuffer<std::uint16_t> activations_[2];
+  std::vector<detail::MatmulDesc> descs_;
+  std::vector<detail::MatrixLayout> a_layouts_;
+  std::map<std::size_t, std::vector<LayerPlan>> plans_;
+};
+
+}  // namespace
+
+MlpModel::MlpModel(const Device& device, const MlpWeights& weights) : state_(std::make_shared<State>()) {
+  if (weights.layers.empty()) throw std::invalid_argument("MlpModel: no layers");
+  state_->device = device.index();
+  state_->sizes.push_back(weights.input_size());
+  for (const auto& l : weights.layers) state_->sizes.push_back(l.out);
+  for (const std::size_t s : state_->sizes)
+    if (s % 8 != 0)
+      throw std::invalid_argument(fmt::format("MlpModel: layer size {} is not a multiple of 8 (bf16 tensor-core "
+                                              "GEMMs need 16-byte rows)", s));
+  const CurrentDeviceGuard guard(device);
+  for (const auto& l : weights.layers) {
+    DeviceBuffer<std::uint16_t> w(device, l.weights.size()), b(device, l.bias.size());
+    SP_CUDA_CHECK(cudaMemcpy(w.data(), l.weights.data(), w.bytes(), cudaMemcpyHostToDevice));
+    SP_CUDA_CHECK(cudaMemcpy(b.data(), l.bias.data(), b.bytes(), cudaMemcpyHostToDevice));
+    state_->weights.push_back(std::move(w));
+    state_->biases.push_back(std::move(b));
+  }
+  flops_per_row_ = weights.flops_per_row();
+}
+
+MlpModel::~MlpModel() = default;
+
+std::size_t MlpModel::input_size() const { return state_->sizes.front(); }
+std::size_t MlpModel::output_size() const { return state_->sizes.back(); }
+
+std::unique_ptr<ModelLane> MlpModel::make_lane(StreamRef stream, std::size_t max_rows) {
+  if (stream.device_index() != state_->device)
+    throw std::invalid_argument(fmt::format("MlpModel: weights live on GPU {}, the lane's stream on GPU {}",
+                                            state_->device, stream.device_index()));
+  if (max_rows == 0) throw std::invalid_argument("MlpModel: a lane needs room for at least one row");
+  const CurrentDeviceGuard guard(stream.device());
+  return std::make_unique<MlpLane>(state_, stream, max_rows);
+}
+
+}  // namespace streampipe::batching
