@@ -60,6 +60,8 @@ void GpuExecutor::prepare(std::span<const std::size_t> buckets) {
     lane.d_in = DeviceBuffer<float>(device_, largest * in);
     lane.d_out = DeviceBuffer<float>(device_, largest * out);
     std::fill(lane.h_in.begin(), lane.h_in.end(), 0.0f);
+    // Warm-up runs compute on zeros, never on uninitialized memory.
+    SP_CUDA_CHECK(cudaMemsetAsync(lane.d_in.data(), 0, lane.d_in.bytes(), lane.stream.handle()));
     lane.model = model_.make_lane(lane.stream.ref(), largest);
     lane.plans.clear();
     lane.prepared.clear();

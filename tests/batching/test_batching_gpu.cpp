@@ -1,0 +1,194 @@
+// The GPU executor and the cuBLASLt MLP, checked against the CPU reference on random data
+// of odd batch sizes, with outputs poisoned before each run.
+
+#include "streampipe/batching/batcher.hpp"
+#include "streampipe/batching/gpu_executor.hpp"
+#include "streampipe/batching/mlp_model.hpp"
+#include "streampipe/batching/mlp_reference.hpp"
+#include "streampipe/cuda/error.hpp"
+#include "support/gpu.hpp"
+
+#include <atomic>
+#include <cmath>
+#include <future>
+#include <limits>
+#include <random>
+#include <thread>
+#include <vector>
+
+namespace streampipe::batching {
+namespace {
+
+constexpr float kPoison = std::numeric_limits<float>::quiet_NaN();
+
+std::vector<float> random_row(std::size_t n, std::mt19937& rng) {
+  std::uniform_real_distribution<float> d(-1.0f, 1.0f);
+  std::vector<float> v(n);
+  for (auto& x : v) x = d(rng);
+  return v;
+}
+
+void expect_matches_reference(const MlpWeights& w, const std::vector<float>& in, const std::vector<float>& got) {
+  std::vector<float> want(w.output_size());
+  mlp_reference(w, in, want);
+  double worst = 0;
+  EXPECT_TRUE(mlp_output_matches(got, want, 0.03, &worst)) << "worst error / allowance = " << worst;
+}
+
+// Drives the executor directly: every bucket, odd batch sizes, padding rows present.
+void run_direct(bool graphs) {
+  const Device device(0);
+  const auto weights = make_mlp_weights({40, 72, 56, 24}, 11);
+  MlpModel model(device, weights);
+  GpuExecutor exec(device, model, {2, graphs, report::SyncMode::spin});
+  const std::vector<std::size_t> buckets = {1, 4, 8, 13 + 3};
+  exec.prepare(buckets);
+  std::mt19937 rng(3);
+  for (const std::size_t rows : {1u, 3u, 5u, 8u, 11u, 16u}) {
+    std::size_t bucket = 0;
+    for (auto b : buckets)
+      if (b >= rows) {
+        bucket = b;
+        break;
+      }
+    std::vector<std::vector<float>> ins, outs;
+    Batch batch;
+    batch.bucket = bucket;
+    for (std::size_t r = 0; r < rows; ++r) {
+      ins.push_back(random_row(weights.input_size(), rng));
+      outs.emplace_back(weights.output_size(), kPoison);
+    }
+    for (std::size_t r = 0; r < rows; ++r) {
+      batch.inputs.push_back(ins[r]);
+      batch.outputs.push_back(outs[r]);
+    }
+    const BatchTiming t = exec.run(rows % 2, batch);
+    ASSERT_TRUE(t.compute_ms && t.h2d_ms && t.d2h_ms);
+    EXPECT_GT(*t.compute_ms, 0.0);
+    EXPECT_GT(t.enqueue_ms, 0.0);
+    for (std::size_t r = 0; r < rows; ++r) expect_matches_reference(weights, ins[r], outs[r]);
+  }
+}
+
+TEST(BatchingGpu, MlpWithGraphsMatchesReference) {
+  SP_REQUIRE_GPU();
+  run_direct(true);
+}
+
+TEST(BatchingGpu, MlpWithoutGraphsMatchesReference) {
+  SP_REQUIRE_GPU();
+  run_direct(false);
+}
+
+TEST(BatchingGpu, ModelRejectsSizesThatAreNotMultiplesOfEight) {
+  SP_REQUIRE_GPU();
+  EXPECT_THROW(MlpModel(Device(0), make_mlp_weights({40, 30, 8}, 1)), std::invalid_argument);
+}
+
+TEST(BatchingGpu, UnpreparedBucketIsALogicError) {
+  SP_REQUIRE_GPU();
+  const Device device(0);
+  const auto weights = make_mlp_weights({16, 16}, 2);
+  MlpModel model(device, weights);
+  GpuExecutor exec(device, model, {1, true, report::SyncMode::blocking});
+  const std::vector<std::size_t> buckets = {2};
+  exec.prepare(buckets);
+  std::vector<float> in(16, 1.0f), out(16);
+  Batch batch;
+  batch.bucket = 4;
+  batch.inputs.push_back(in);
+  batch.outputs.push_back(out);
+  EXPECT_THROW((void)exec.run(0, batch), std::logic_error);
+}
+
+TEST(BatchingGpu, BatcherServesManyClientsCorrectly) {
+  SP_REQUIRE_GPU();
+  const Device device(0);
+  const auto weights = make_mlp_weights({96, 128, 40}, 5);
+  MlpModel model(device, weights);
+  GpuExecutor exec(device, model, {3, true, report::SyncMode::blocking});
+  BatcherOptions o;
+  o.policy.max_batch_size = 16;
+  o.policy.max_queue_delay = std::chrono::microseconds(200);
+  o.record_queries = true;
+  o.max_queue_size = 4096;
+  DynamicBatcher batcher(exec, o);
+  constexpr int kClients = 12, kEach = 40;
+  std::vector<std::thread> clients;
+  std::atomic<int> bad{0}, batched{0};
+  for (int c = 0; c < kClients; ++c) {
+    clients.emplace_back([&, c] {
+      std::mt19937 rng(static_cast<unsigned>(100 + c));
+      for (int i = 0; i < kEach; ++i) {
+        const auto in = random_row(weights.input_size(), rng);
+        std::vector<float> out(weights.output_size(), kPoison), want(weights.output_size());
+        const auto r = batcher.submit(Request{in, out}).get();
+        mlp_reference(weights, in, want);
+        if (!r.ok() || !mlp_output_matches(out, want)) ++bad;
+        if (r.batch_size > 1) ++batched;
+      }
+    });
+  }
+  for (auto& t : clients) t.join();
+  EXPECT_EQ(bad.load(), 0);
+  EXPECT_GT(batched.load(), 0);
+  const auto records = batcher.take_records();
+  ASSERT_EQ(records.size(), std::size_t{kClients * kEach});
+  for (const auto& q : records) {
+    ASSERT_TRUE(q.compute_ms.has_value());
+    EXPECT_GT(*q.compute_ms, 0.0);
+  }
+}
+
+// A model whose batches fail on demand: the failure stays with its requests.
+class FlakyModel final : public DeviceModel {
+ public:
+  std::atomic<bool> fail{false};
+  std::size_t input_size() const override { return 8; }
+  std::size_t output_size() const override { return 8; }
+  std::unique_ptr<ModelLane> make_lane(StreamRef stream, std::size_t) override {
+    struct Lane final : ModelLane {
+      FlakyModel* m;
+      StreamRef s;
+      Lane(FlakyModel* model, StreamRef stream) : m(model), s(stream) {}
+      void prepare(std::size_t) override {}
+      void enqueue(const float* in, float* out, std::size_t rows) override {
+        if (m->fail) throw std::runtime_error("injected failure");
+        SP_CUDA_CHECK(cudaMemcpyAsync(out, in, rows * 8 * sizeof(float), cudaMemcpyDeviceToDevice, s.handle()));
+      }
+    };
+    return std::make_unique<Lane>(this, stream);
+  }
+};
+
+TEST(BatchingGpu, FailingBatchDoesNotStopTheBatcher) {
+  SP_REQUIRE_GPU();
+  const Device device(0);
+  FlakyModel model;
+  GpuExecutor exec(device, model, {1, false, report::SyncMode::spin});
+  BatcherOptions o;
+  o.policy.max_batch_size = 4;
+  o.policy.max_queue_delay = std::chrono::microseconds(0);
+  DynamicBatcher batcher(exec, o);
+  std::vector<float> in = {1, 2, 3, 4, 5, 6, 7, 8}, out(8, kPoison);
+  model.fail = true;
+  const auto failed = batcher.submit(Request{in, out}).get();
+  EXPECT_EQ(failed.status, RequestStatus::failed);
+  EXPECT_NE(failed.error.find("injected failure"), std::string::npos) << failed.error;
+  model.fail = false;
+  const auto good = batcher.submit(Request{in, out}).get();
+  EXPECT_TRUE(good.ok()) << good.error;
+  EXPECT_EQ(out, in);
+}
+
+TEST(BatchingGpu, GemmPeakIsPlausible) {
+  SP_REQUIRE_GPU();
+  const auto peak = measure_bf16_gemm_peak(Device(0), 2048, 3);
+  EXPECT_GT(peak.median_tflops, 1.0);
+  EXPECT_LT(peak.median_tflops, 5000.0);
+  EXPECT_LE(peak.min_tflops, peak.median_tflops);
+  EXPECT_GE(peak.max_tflops, peak.median_tflops);
+}
+
+}  // namespace
+}  // namespace streampipe::batching
