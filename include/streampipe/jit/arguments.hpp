@@ -11,6 +11,7 @@
 #include <cstddef>
 #include <cstring>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 namespace streampipe::jit {
@@ -27,8 +28,10 @@ struct ArgumentValue {
   unsigned long long u = 0;
   alignas(16) std::array<std::byte, 64> raw{};  // Kind::other
 
-  template <typename T>
-  static ArgumentValue of(const T& v) {
+  template <typename U>
+  static ArgumentValue of(U&& value) {
+    using T = std::decay_t<U>;  // arrays pass as pointers, like in a call
+    const T v = value;
     static_assert(std::is_trivially_copyable_v<T>, "kernel arguments must be trivially copyable");
     ArgumentValue a;
     a.size = sizeof(T);

@@ -44,7 +44,7 @@ class ElementwiseKernel {
   ElementwiseKernel(std::string params, std::string operation, ElementwiseOptions options = {});
 
   template <typename... Args>
-  ElementwiseLaunch operator()(StreamRef stream, std::size_t n, const Args&... args) const {
+  ElementwiseLaunch operator()(StreamRef stream, std::size_t n, Args&&... args) const {
     return launch_values(stream, n, {ArgumentValue::of(args)...});
   }
 

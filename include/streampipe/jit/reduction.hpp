@@ -49,7 +49,7 @@ class ReductionKernel {
 
   // `out` is a device pointer to one value of the reduce type (size checked on the device).
   template <typename T, typename... Args>
-  ReductionLaunch operator()(StreamRef stream, std::size_t n, T* out, const Args&... args) const {
+  ReductionLaunch operator()(StreamRef stream, std::size_t n, T* out, Args&&... args) const {
     static_assert(!std::is_const_v<T>, "the result pointer must be writable");
     return launch_values(stream, n, out, sizeof(T), {ArgumentValue::of(args)...});
   }
