@@ -1,0 +1,19 @@
+#pragma once
+// Pictures of a Life board: a gray image (live cells white on black, each cell `scale`
+// pixels square) for PNG snapshots and animation frames, and a text view for terminals
+// (two rows of cells per line with Unicode half blocks, cropped to the given size).
+
+#include "streampipe/io/image.hpp"
+#include "streampipe/tools/life.hpp"
+
+#include <string>
+
+namespace streampipe::tools::life {
+
+// Throws std::invalid_argument for scale 0 or an image beyond 2^31 pixels.
+[[nodiscard]] io::Image render_image(const Board& board, unsigned scale = 1);
+
+// At most `columns` cells wide and 2 x `lines` cells high, from the top-left corner.
+[[nodiscard]] std::string render_text(const Board& board, unsigned columns, unsigned lines);
+
+}  // namespace streampipe::tools::life

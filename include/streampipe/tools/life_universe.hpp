@@ -1,0 +1,79 @@
+#pragma once
+// A Life universe resident on one GPU, advanced by one of three kernels on its own stream:
+//   global_memory  the lesson's kernel: one thread per cell, eight neighbour loads from
+//                  global memory (one byte per cell);
+//   shared_memory  a 32x8 tile plus a one-cell halo staged in shared memory, then
+//                  __syncthreads (one byte per cell);
+//   bit_packed     64 cells per 64-bit word; each thread walks a column of words down a
+//                  strip of rows, keeping three rows in registers, and counts neighbours
+//                  for 64 cells at once with bit-sliced full adders.
+// All three wrap toroidally and agree exactly with step_host for every board size.
+// Several universes on separate streams run concurrently. Enqueueing calls return at once;
+// download(), populations() and synchronize() wait for this universe's stream only.
+
+#include "streampipe/cuda/device_buffer.hpp"
+#include "streampipe/cuda/pinned_pool.hpp"
+#include "streampipe/cuda/stream.hpp"
+#include "streampipe/tools/life.hpp"
+
+#include <cstdint>
+#include <optional>
+#include <string_view>
+#include <vector>
+
+namespace streampipe::tools::life {
+
+enum class Kernel { global_memory, shared_memory, bit_packed };
+
+[[nodiscard]] std::string_view to_string(Kernel kernel) noexcept;
+// "global", "shared", "bitpacked" (and the enum spellings); nullopt otherwise.
+[[nodiscard]] std::optional<Kernel> parse_kernel(std::string_view name) noexcept;
+
+class DeviceUniverse {
+ public:
+  // Allocates both generations' buffers on `device` and creates the universe's stream.
+  DeviceUniverse(const Device& device, std::uint32_t width, std::uint32_t height, Kernel kernel);
+
+  [[nodiscard]] std::uint32_t width() const noexcept { return width_; }
+  [[nodiscard]] std::uint32_t height() const noexcept { return height_; }
+  [[nodiscard]] Kernel kernel() const noexcept { return kernel_; }
+  [[nodiscard]] StreamRef stream() const { return stream_.ref(); }
+  // Bytes of device memory per generation buffer.
+  [[nodiscard]] std::size_t state_bytes() const noexcept;
+
+  // Replaces the state (the board must match the size; the copy is complete when this
+  // returns). The other buffer is poisoned so that a kernel that skips a cell shows.
+  void upload(const Board& board);
+  // Fills the same board as random_board(width, height, density, seed), on the device.
+  void fill_random(std::uint64_t seed, double density);
+  // Enqueues `generations` steps. With record_population, the population after each step
+  // is appended to a log that populations() returns.
+  void step(std::uint64_t generations, bool record_population = false);
+  // Waits for the stream; returns the logged populations since the last call and clears it.
+  [[nodiscard]] std::vector<std::uint64_t> populations();
+  // Waits for the stream and returns the current state.
+  [[nodiscard]] Board download();
+  [[nodiscard]] std::uint64_t population();
+  void synchronize() const { stream_.synchronize(); }
+
+  // Bit-packed kernel tuning: rows each thread walks (4, 8, 16 or 32). 0 picks from size.
+  void set_rows_per_thread(unsigned rows);
+
+ private:
+  void enqueue_step();
+  void enqueue_population(std::uint64_t* slot);
+
+  Device device_;
+  Stream stream_;
+  std::uint32_t width_, height_;
+  Kernel kernel_;
+  std::uint32_t words_per_row_ = 0;  // bit-packed only
+  unsigned rows_per_thread_ = 0;
+  DeviceBuffer<std::uint8_t> bytes_[2];     // byte kernels
+  DeviceBuffer<std::uint64_t> words_[2];    // bit-packed
+  int current_ = 0;
+  DeviceBuffer<std::uint64_t> counts_;      // population log on the device
+  std::size_t logged_ = 0;                  // entries enqueued since the last populations()
+};
+
+}  // namespace streampipe::tools::life

@@ -1,0 +1,181 @@
+#include "streampipe/tools/life_universe.hpp"
+
+#include "life_kernels.hpp"
+#include "streampipe/cuda/error.hpp"
+#include "streampipe/tools/life_bitpacked.hpp"
+#include "streampipe/tools/life_random.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace streampipe::tools::life {
+
+std::string_view to_string(Kernel kernel) noexcept {
+  switch (kernel) {
+    case Kernel::global_memory: return "global";
+    case Kernel::shared_memory: return "shared";
+    case Kernel::bit_packed: return "bitpacked";
+  }
+  return "?";
+}
+
+std::optional<Kernel> parse_kernel(std::string_view name) noexcept {
+  if (name == "global" || name == "global_memory") return Kernel::global_memory;
+  if (name == "shared" || name == "shared_memory") return Kernel::shared_memory;
+  if (name == "bitpacked" || name == "bit_packed" || name == "bit-packed") return Kernel::bit_packed;
+  return std::nullopt;
+}
+
+DeviceUniverse::DeviceUniverse(const Device& device, std::uint32_t width, std::uint32_t height, Kernel kernel)
+    : device_(device), stream_(device), width_(width), height_(height), kernel_(kernel) {
+  if (width == 0 || height == 0)
+    throw std::invalid_argument(fmt::format("a universe needs at least one cell, not {}x{}", width, height));
+  if (kernel_ == Kernel::bit_packed) {
+    words_per_row_ = bitpacked::words_per_row(width);
+    for (auto& b : words_) b = DeviceBuffer<std::uint64_t>(device, std::size_t{words_per_row_} * height);
+    set_rows_per_thread(0);
+  } else {
+    for (auto& b : bytes_) b = DeviceBuffer<std::uint8_t>(device, std::size_t{width} * height);
+  }
+}
+
+std::size_t DeviceUniverse::state_bytes() const noexcept {
+  return kernel_ == Kernel::bit_packed ? words_[0].bytes() : bytes_[0].bytes();
+}
+
+void DeviceUniverse::set_rows_per_thread(unsigned rows) {
+  if (rows == 0) {
+    // Enough threads to fill the GPU (about 2048 per SM) with the longest strips: longer
+    // strips reload fewer halo rows, more threads hide more latency.
+    const std::uint64_t want = std::uint64_t{2048} * static_cast<std::uint64_t>(device_.multiprocessors());
+    rows = 32;
+    while (rows > 4 && std::uint64_t{words_per_row_} * ((height_ + rows - 1) / rows) < want) rows /= 2;
+  }
+  if (rows != 4 && rows != 8 && rows != 16 && rows != 32)
+    throw std::invalid_argument(fmt::format("rows per thread must be 4, 8, 16 or 32, not {}", rows));
+  rows_per_thread_ = rows;
+}
+
+void DeviceUniverse::upload(const Board& board) {
+  const CurrentDeviceGuard on_device(device_);
+  if (board.width != width_ || board.height != height_ || board.cells.size() != board.size())
+    throw std::invalid_argument(fmt::format("a {}x{} board does not fit a {}x{} universe", board.width,
+                                            board.height, width_, height_));
+  const cudaStream_t s = stream_.handle();
+  const int next = 1 - current_;
+  if (kernel_ == Kernel::bit_packed) {
+    StreamOrderedBuffer<std::uint8_t> staging(stream_.ref(), board.size());
+    SP_CUDA_CHECK(cudaMemcpyAsync(staging.data(), board.cells.data(), board.size(), cudaMemcpyHostToDevice, s));
+    detail::pack(stream_.ref(), staging.data(), words_[current_].data(), width_, height_);
+    SP_CUDA_CHECK(cudaMemsetAsync(words_[next].data(), 0xff, words_[next].bytes(), s));
+  } else {
+    SP_CUDA_CHECK(cudaMemcpyAsync(bytes_[current_].data(), board.cells.data(), board.size(),
+                                  cudaMemcpyHostToDevice, s));
+    SP_CUDA_CHECK(cudaMemsetAsync(bytes_[next].data(), 0xff, bytes_[next].bytes(), s));
+  }
+  // The source is pageable and owned by the caller: finish the copy before returning.
+  stream_.synchronize();
+}
+
+void DeviceUniverse::fill_random(std::uint64_t seed, double density) {
+  const CurrentDeviceGuard on_device(device_);
+  const std::uint64_t threshold = density_threshold(density);
+  const std::uint64_t cells = std::uint64_t{width_} * height_;
+  const cudaStream_t s = stream_.handle();
+  const int next = 1 - current_;
+  if (kernel_ == Kernel::bit_packed) {
+    StreamOrderedBuffer<std::uint8_t> staging(stream_.ref(), cells);
+    detail::fill_random_bytes(stream_.ref(), staging.data(), cells, seed, threshold);
+    detail::pack(stream_.ref(), staging.data(), words_[current_].data(), width_, height_);
+    SP_CUDA_CHECK(cudaMemsetAsync(words_[next].data(), 0xff, words_[next].bytes(), s));
+  } else {
+    detail::fill_random_bytes(stream_.ref(), bytes_[current_].data(), cells, seed, threshold);
+    SP_CUDA_CHECK(cudaMemsetAsync(bytes_[next].data(), 0xff, bytes_[next].bytes(), s));
+  }
+}
+
+void DeviceUniverse::enqueue_step() {
+  const int next = 1 - current_;
+  switch (kernel_) {
+    case Kernel::global_memory:
+      detail::step_global(stream_.ref(), bytes_[current_].data(), bytes_[next].data(), width_, height_);
+      break;
+    case Kernel::shared_memory:
+      detail::step_shared(stream_.ref(), bytes_[current_].data(), bytes_[next].data(), width_, height_);
+      break;
+    case Kernel::bit_packed:
+      detail::step_bitpacked(stream_.ref(), words_[current_].data(), words_[next].data(), width_, height_,
+                             rows_per_thread_);
+      break;
+  }
+  current_ = next;
+}
+
+void DeviceUniverse::enqueue_population(std::uint64_t* slot) {
+  static_assert(sizeof(unsigned long long) == sizeof(std::uint64_t));
+  auto* count = reinterpret_cast<unsigned long long*>(slot);
+  SP_CUDA_CHECK(cudaMemsetAsync(count, 0, sizeof(*count), stream_.handle()));
+  if (kernel_ == Kernel::bit_packed)
+    detail::count_words(stream_.ref(), words_[current_].data(), words_[current_].size(), count);
+  else
+    detail::count_bytes(stream_.ref(), bytes_[current_].data(), bytes_[current_].size(), count);
+}
+
+void DeviceUniverse::step(std::uint64_t generations, bool record_population) {
+  const CurrentDeviceGuard on_device(device_);
+  if (record_population && logged_ + generations > counts_.size()) {
+    // Growing reallocates: keep what is logged (the copy is ordered on this stream, and
+    // the old buffer's cudaFree waits for it).
+    DeviceBuffer<std::uint64_t> bigger(device_, std::max<std::size_t>(1024, 2 * (logged_ + generations)));
+    if (logged_ > 0)
+      SP_CUDA_CHECK(cudaMemcpyAsync(bigger.data(), counts_.data(), logged_ * sizeof(std::uint64_t),
+                                    cudaMemcpyDeviceToDevice, stream_.handle()));
+    stream_.synchronize();
+    counts_ = std::move(bigger);
+  }
+  for (std::uint64_t g = 0; g < generations; ++g) {
+    enqueue_step();
+    if (record_population) enqueue_population(counts_.data() + logged_++);
+  }
+}
+
+std::vector<std::uint64_t> DeviceUniverse::populations() {
+  std::vector<std::uint64_t> out(logged_);
+  if (logged_ > 0)
+    SP_CUDA_CHECK(cudaMemcpyAsync(out.data(), counts_.data(), logged_ * sizeof(std::uint64_t),
+                                  cudaMemcpyDeviceToHost, stream_.handle()));
+  stream_.synchronize();
+  logged_ = 0;
+  return out;
+}
+
+Board DeviceUniverse::download() {
+  const CurrentDeviceGuard on_device(device_);
+  Board board = Board::empty(width_, height_);
+  const cudaStream_t s = stream_.handle();
+  if (kernel_ == Kernel::bit_packed) {
+    StreamOrderedBuffer<std::uint8_t> staging(stream_.ref(), board.size());
+    detail::unpack(stream_.ref(), words_[current_].data(), staging.data(), width_, height_);
+    SP_CUDA_CHECK(cudaMemcpyAsync(board.cells.data(), staging.data(), board.size(), cudaMemcpyDeviceToHost, s));
+    stream_.synchronize();  // before `staging` is freed on the stream and `board` is returned
+  } else {
+    SP_CUDA_CHECK(cudaMemcpyAsync(board.cells.data(), bytes_[current_].data(), board.size(),
+                                  cudaMemcpyDeviceToHost, s));
+    stream_.synchronize();
+  }
+  return board;
+}
+
+std::uint64_t DeviceUniverse::population() {
+  const CurrentDeviceGuard on_device(device_);
+  StreamOrderedBuffer<std::uint64_t> count(stream_.ref(), 1);
+  enqueue_population(count.data());
+  std::uint64_t value = 0;
+  SP_CUDA_CHECK(cudaMemcpyAsync(&value, count.data(), sizeof(value), cudaMemcpyDeviceToHost, stream_.handle()));
+  stream_.synchronize();
+  return value;
+}
+
+}  // namespace streampipe::tools::life

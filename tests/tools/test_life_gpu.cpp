@@ -1,0 +1,124 @@
+// Every kernel against the CPU reference, exactly, on random boards of odd sizes (widths
+// below, at and around multiples of 64 for the bit-packed kernel), plus the device random
+// fill, populations, and several universes on their own streams at once.
+
+#include "streampipe/tools/life.hpp"
+#include "streampipe/tools/life_universe.hpp"
+#include "support/gpu.hpp"
+
+#include <gtest/gtest.h>
+
+#include <memory>
+#include <vector>
+
+namespace streampipe::tools::life {
+namespace {
+
+constexpr Kernel kKernels[] = {Kernel::global_memory, Kernel::shared_memory, Kernel::bit_packed};
+
+struct Size {
+  std::uint32_t w, h;
+};
+constexpr Size kSizes[] = {{33, 17}, {100, 257}, {1000, 999}, {1, 1}, {2, 3}, {63, 5},
+                           {64, 64}, {65, 9},    {127, 31},   {128, 2}, {129, 40}, {3, 70}};
+
+TEST(LifeGpu, EveryKernelMatchesTheReferenceExactly) {
+  SP_REQUIRE_GPU();
+  const Device gpu(0);
+  for (const Kernel k : kKernels) {
+    for (const auto& [w, h] : kSizes) {
+      const Board start = random_board(w, h, 0.35, w * 131u + h);
+      DeviceUniverse u(gpu, w, h, k);
+      u.upload(start);
+      ASSERT_EQ(u.download(), start) << to_string(k) << " upload " << w << "x" << h;
+      Board want = start;
+      std::uint64_t done = 0;
+      for (const std::uint64_t gens : {1u, 1u, 5u, 25u}) {
+        u.step(gens);
+        want = advance_host(want, gens, 0);
+        done += gens;
+        ASSERT_EQ(u.download(), want) << to_string(k) << " " << w << "x" << h << " after " << done << " generations";
+        ASSERT_EQ(u.population(), want.population());
+      }
+    }
+  }
+}
+
+TEST(LifeGpu, BitPackedStripLengthsAllAgree) {
+  SP_REQUIRE_GPU();
+  const Device gpu(0);
+  const Board start = random_board(200, 101, 0.4, 5);
+  const Board want = advance_host(start, 9, 0);
+  for (unsigned rows : {4u, 8u, 16u, 32u}) {
+    DeviceUniverse u(gpu, 200, 101, Kernel::bit_packed);
+    u.set_rows_per_thread(rows);
+    u.upload(start);
+    u.step(9);
+    EXPECT_EQ(u.download(), want) << rows << " rows per thread";
+  }
+  DeviceUniverse u(gpu, 8, 8, Kernel::bit_packed);
+  EXPECT_THROW(u.set_rows_per_thread(3), std::invalid_argument);
+}
+
+TEST(LifeGpu, DeviceRandomFillIsTheHostBoard) {
+  SP_REQUIRE_GPU();
+  const Device gpu(0);
+  for (const Kernel k : kKernels) {
+    DeviceUniverse u(gpu, 333, 77, k);
+    u.fill_random(99, 0.3);
+    EXPECT_EQ(u.download(), random_board(333, 77, 0.3, 99)) << to_string(k);
+  }
+}
+
+TEST(LifeGpu, PopulationLogFollowsEveryGeneration) {
+  SP_REQUIRE_GPU();
+  const Device gpu(0);
+  const Board start = random_board(97, 61, 0.3, 8);
+  for (const Kernel k : kKernels) {
+    DeviceUniverse u(gpu, 97, 61, k);
+    u.upload(start);
+    u.step(20, true);
+    u.step(1500, true);  // grows the log past its first allocation
+    const auto log = u.populations();
+    ASSERT_EQ(log.size(), 1520u);
+    Board b = start, next;
+    for (std::size_t g = 0; g < log.size(); ++g) {
+      step_host(b, next, 1);
+      std::swap(b, next);
+      ASSERT_EQ(log[g], b.population()) << to_string(k) << " generation " << g + 1;
+    }
+    EXPECT_TRUE(u.populations().empty());
+  }
+}
+
+TEST(LifeGpu, ManyUniversesOnTheirOwnStreams) {
+  SP_REQUIRE_GPU();
+  const Device gpu(0);
+  std::vector<std::unique_ptr<DeviceUniverse>> universes;
+  std::vector<Board> starts;
+  for (int i = 0; i < 6; ++i) {
+    const std::uint32_t w = 150 + 17 * static_cast<std::uint32_t>(i), h = 90 + 5 * static_cast<std::uint32_t>(i);
+    universes.push_back(std::make_unique<DeviceUniverse>(gpu, w, h, kKernels[i % 3]));
+    starts.push_back(random_board(w, h, 0.3, 1000 + static_cast<std::uint64_t>(i)));
+    universes.back()->upload(starts.back());
+  }
+  for (int round = 0; round < 10; ++round)
+    for (auto& u : universes) u->step(3, true);  // interleaved enqueues on six streams
+  for (std::size_t i = 0; i < universes.size(); ++i) {
+    const Board want = advance_host(starts[i], 30, 0);
+    EXPECT_EQ(universes[i]->download(), want) << "universe " << i;
+    const auto log = universes[i]->populations();
+    ASSERT_EQ(log.size(), 30u);
+    EXPECT_EQ(log.back(), want.population());
+  }
+}
+
+TEST(LifeGpu, RejectsMismatchedBoards) {
+  SP_REQUIRE_GPU();
+  DeviceUniverse u(Device(0), 10, 10, Kernel::shared_memory);
+  EXPECT_THROW(u.upload(Board::empty(10, 11)), std::invalid_argument);
+  EXPECT_THROW(DeviceUniverse(Device(0), 0, 10, Kernel::global_memory), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace streampipe::tools::life

@@ -1,0 +1,92 @@
+// Pattern files: RLE and plaintext parsing, rule checks, errors with line numbers, placing.
+
+#include "streampipe/tools/life.hpp"
+#include "streampipe/tools/life_pattern.hpp"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+
+namespace streampipe::tools::life {
+namespace {
+
+Board board_from(std::uint32_t w, std::uint32_t h, std::vector<std::pair<std::uint32_t, std::uint32_t>> live) {
+  Board b = Board::empty(w, h);
+  for (auto [x, y] : live) b.set(x, y, true);
+  return b;
+}
+
+void expect_error(auto&& parse, const std::string& fragment) {
+  try {
+    (void)parse();
+    ADD_FAILURE() << "no error; expected one mentioning '" << fragment << "'";
+  } catch (const PatternError& e) {
+    EXPECT_NE(std::string(e.what()).find(fragment), std::string::npos) << e.what();
+  }
+}
+
+TEST(LifePattern, RleGliderWithHeaderAndComments) {
+  const Pattern p = parse_rle("#N Glider\n#C a comment\nx = 3, y = 3, rule = B3/S23\nbob$2bo$3o!\n");
+  EXPECT_EQ(p.name, "Glider");
+  EXPECT_EQ(p.cells, board_from(3, 3, {{1, 0}, {2, 1}, {0, 2}, {1, 2}, {2, 2}}));
+}
+
+TEST(LifePattern, RleRunsAcrossLinesBlankRowsAndNoRule) {
+  // Gosper-style multi-line body, a "2$" that skips a row, CRLF line ends.
+  const Pattern p = parse_rle("x=5,y=4\r\n2o3b$\r\n5o2$\r\nb\r\n3o!\r\n");
+  EXPECT_EQ(p.cells, board_from(5, 4, {{0, 0}, {1, 0}, {0, 1}, {1, 1}, {2, 1}, {3, 1}, {4, 1}, {1, 3}, {2, 3}, {3, 3}}));
+  EXPECT_NO_THROW((void)parse_rle("x = 1, y = 1, rule = b3/s23\no!"));
+  EXPECT_NO_THROW((void)parse_rle("x = 1, y = 1, rule = 23/3\no!"));
+}
+
+TEST(LifePattern, RleErrorsNameTheLine) {
+  expect_error([] { return parse_rle("x = 3, y = 3, rule = B36/S23\nbo!", "hl.rle"); }, "hl.rle:1: unsupported rule 'B36/S23'");
+  expect_error([] { return parse_rle("#C only comments\n", "a.rle"); }, "no RLE header");
+  expect_error([] { return parse_rle("x = 2, y = 2\nbo$3o!", "w.rle"); }, "w.rle:2");
+  expect_error([] { return parse_rle("x = 2, y = 1\nbo$o!", "h.rle"); }, "outside the declared 2x1");
+  expect_error([] { return parse_rle("x = 2, y = 2\nbx!", "c.rle"); }, "unexpected character 'x'");
+  expect_error([] { return parse_rle("x = 2, y = 2\n2o$", "t.rle"); }, "without '!'");
+  expect_error([] { return parse_rle("x = 0, y = 2\n!", "z.rle"); }, "out of range");
+  expect_error([] { return parse_rle("x = q, y = 2\n!", "q.rle"); }, "positive integer");
+  expect_error([] { return parse_rle("#r 34/34\nx = 1, y = 1\no!", "r.rle"); }, "unsupported rule");
+}
+
+TEST(LifePattern, Plaintext) {
+  const Pattern p = parse_plaintext("!Name: Glider\n!\n.O\n..O\nOOO\n\n");
+  EXPECT_EQ(p.name, "Glider");
+  EXPECT_EQ(p.cells, board_from(3, 3, {{1, 0}, {2, 1}, {0, 2}, {1, 2}, {2, 2}}));
+  // An empty line inside the pattern is a dead row.
+  EXPECT_EQ(parse_plaintext("O\n\nO\n").cells, board_from(1, 3, {{0, 0}, {0, 2}}));
+  expect_error([] { return parse_plaintext("!c\n.O\n.X\n", "x.cells"); }, "x.cells:3: unexpected character 'X' in column 2");
+  expect_error([] { return parse_plaintext("!nothing\n", "e.cells"); }, "no cells");
+}
+
+TEST(LifePattern, PlaceWithOffsetWrapsAroundTheBoard) {
+  const Pattern glider = parse_rle("x = 3, y = 3\nbob$2bo$3o!");
+  Board b = Board::empty(6, 5);
+  place(b, glider, 4, 3);
+  EXPECT_EQ(b, board_from(6, 5, {{5, 3}, {0, 4}, {4, 0}, {5, 0}, {0, 0}}));
+  Board small = Board::empty(2, 2);
+  EXPECT_THROW(place(small, glider, 0, 0), std::invalid_argument);
+  EXPECT_THROW(place(b, glider, 6, 0), std::invalid_argument);
+}
+
+TEST(LifePattern, LoadByExtensionOrContent) {
+  const auto dir = std::filesystem::temp_directory_path() / "streampipe_life_patterns";
+  std::filesystem::create_directories(dir);
+  {
+    std::ofstream(dir / "g.rle") << "x = 3, y = 3\nbob$2bo$3o!\n";
+    std::ofstream(dir / "g.cells") << "!Name: g\n.O\n..O\nOOO\n";
+    std::ofstream(dir / "g.txt") << "#C sniffed\nx = 3, y = 3\nbob$2bo$3o!\n";
+  }
+  const Board want = board_from(3, 3, {{1, 0}, {2, 1}, {0, 2}, {1, 2}, {2, 2}});
+  EXPECT_EQ(load_pattern(dir / "g.rle").cells, want);
+  EXPECT_EQ(load_pattern(dir / "g.cells").cells, want);
+  EXPECT_EQ(load_pattern(dir / "g.txt").cells, want);
+  expect_error([&] { return load_pattern(dir / "missing.rle"); }, "missing.rle: cannot open");
+  std::filesystem::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace streampipe::tools::life
