@@ -1,0 +1,79 @@
+#pragma once
+// The pipeline engine: items go host -> device -> host on several lanes (a lane is a stream
+// with its device buffers, or a thread on the host backend), overlapping both copy
+// directions, the kernels, and the host staging of other items.
+//
+//   Engine engine(op, {.lanes = 4});
+//   auto f = engine.submit(make_item(std::span(in), std::span(out)));   // blocks when full
+//   engine.drain();                                  // everything delivered
+//   f.get().ok();
+//
+// At most lanes x depth batches are in flight; submit() blocks until a slot frees
+// (backpressure). Results arrive through futures and, optionally, a callback in submission
+// order or as completed. A failing item is reported with its index and label; the others go
+// on. A sticky CUDA error fails everything still pending and every later submit.
+
+#include "streampipe/pipeline/item.hpp"
+#include "streampipe/pipeline/operation.hpp"
+#include "streampipe/pipeline/timeline.hpp"
+
+#include <cstddef>
+#include <functional>
+#include <future>
+#include <memory>
+#include <string>
+
+namespace streampipe::pipeline {
+
+enum class Backend { automatic, gpu, host };
+enum class Delivery { as_completed, in_order };
+
+[[nodiscard]] const char* backend_name(Backend b) noexcept;
+
+struct EngineOptions {
+  Backend backend = Backend::automatic;  // automatic: GPU when one is usable, else host
+  int device = 0;
+  int lanes = 4;
+  int depth = 2;                // staging slots per lane: host staging runs ahead of the DMA
+  int batch_items = 1;          // > 1: pack up to this many items into one transfer + launch
+  std::size_t batch_bytes = std::size_t{16} << 20;  // ... while the packed input stays below
+  Delivery delivery = Delivery::as_completed;
+  std::function<void(const ItemResult&)> on_complete;  // called once per item
+  int host_threads = 0;         // staging/post workers; 0: min(cores, 8)
+  bool use_graphs = false;      // replay a captured graph per slot for same-size batches
+  bool record_timeline = true;
+};
+
+struct RunStats {
+  std::size_t submitted = 0;
+  std::size_t done = 0;
+  std::size_t failed = 0;
+  std::size_t cancelled = 0;
+};
+
+class Engine {
+ public:
+  Engine(Operation op, EngineOptions options = {});
+  ~Engine();  // cancels nothing: waits for work in flight, then stops its threads
+  Engine(const Engine&) = delete;
+  Engine& operator=(const Engine&) = delete;
+
+  // Throws std::invalid_argument for a malformed item (empty, size mismatch), naming it.
+  [[nodiscard]] std::future<ItemResult> submit(Item item);
+  void flush();      // dispatch a partly filled batch now
+  RunStats drain();  // flush and wait until every submitted item has been delivered
+  void cancel();     // items not yet on the device are cancelled; later submits too
+
+  [[nodiscard]] Backend backend() const noexcept;
+  [[nodiscard]] const EngineOptions& options() const noexcept;
+  [[nodiscard]] Timeline& timeline() noexcept;
+  // A line saying which backend, lanes, depth, batching and staging mode are in use.
+  [[nodiscard]] std::string describe() const;
+
+  struct Impl;
+
+ private:
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace streampipe::pipeline

@@ -1,0 +1,72 @@
+#pragma once
+// An item is one unit of work through the pipeline: host input -> device -> host output.
+// Input and output may be pageable, pinned or registered memory; pageable data is staged
+// through pooled pinned buffers by host worker threads. Optional host stages replace the
+// plain copies: `produce` writes the input into staging (decode a file), `consume` reads the
+// output from staging (encode and write). Both run on worker threads, overlapped with the
+// device work of other items.
+
+#include <chrono>
+#include <cstddef>
+#include <exception>
+#include <functional>
+#include <span>
+#include <string>
+
+namespace streampipe::pipeline {
+
+// Handed to Item::produce: allocate() returns the staging span to fill with exactly
+// in_bytes of input, and fixes the item's output size.
+class StagingInput {
+ public:
+  virtual ~StagingInput() = default;
+  [[nodiscard]] virtual std::span<std::byte> allocate(std::size_t in_bytes, std::size_t out_bytes) = 0;
+};
+
+struct Item {
+  std::span<const std::byte> in;   // host input; leave empty when `produce` is set
+  std::span<std::byte> out;        // host output; leave empty when `consume` is set
+  std::function<void(StagingInput&)> produce;
+  std::function<void(std::span<const std::byte>)> consume;
+  std::string label;               // names the item in errors and the timeline (e.g. a file)
+};
+
+// Typed convenience: spans of trivially copyable elements.
+template <typename In, typename Out>
+[[nodiscard]] Item make_item(std::span<const In> in, std::span<Out> out, std::string label = {}) {
+  Item item;
+  item.in = std::as_bytes(in);
+  item.out = std::as_writable_bytes(out);
+  item.label = std::move(label);
+  return item;
+}
+
+enum class ItemStatus { done, failed, cancelled };
+
+// Host wall-clock stage durations, and device durations measured with events (ms). For a
+// batch of items sharing one transfer and launch, the device figures are the batch's.
+struct ItemTiming {
+  double queued_ms = 0;     // submit -> slot assigned
+  double stage_in_ms = 0;   // produce / pageable copy into staging
+  double h2d_ms = 0;
+  double compute_ms = 0;
+  double d2h_ms = 0;
+  double stage_out_ms = 0;  // copy out of staging / consume
+  double latency_ms = 0;    // submit -> delivered
+  double enqueue_ms = 0;    // host time spent enqueuing the device work
+};
+
+struct ItemResult {
+  std::size_t index = 0;  // submission order, from 0
+  std::string label;
+  ItemStatus status = ItemStatus::done;
+  std::string error;            // why it failed or was cancelled; names the item
+  std::exception_ptr exception; // the original exception when it failed
+  int lane = -1;
+  std::size_t batch_size = 1;   // items that shared its transfer and launch
+  ItemTiming timing;
+
+  [[nodiscard]] bool ok() const noexcept { return status == ItemStatus::done; }
+};
+
+}  // namespace streampipe::pipeline

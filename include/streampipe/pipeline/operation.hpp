@@ -1,0 +1,81 @@
+#pragma once
+// The operation the pipeline applies to every batch. `device` enqueues work on the lane's
+// stream (a kernel, a library call, a runtime-compiled kernel) and must not synchronize;
+// `host` is the same computation on the CPU, used by the host backend. A Batch holds one
+// item, or several small items packed into one transfer so that one launch covers them all
+// (descriptors() gives a batched kernel each item's offsets).
+
+#include "streampipe/cuda/stream.hpp"
+
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <span>
+#include <string>
+
+namespace streampipe::pipeline {
+
+// Byte offsets of one item inside the batch's input and output regions. The engine uploads
+// the array with the batch, so a batched kernel can read it from device memory.
+struct ItemDescriptor {
+  std::uint64_t in_offset = 0;
+  std::uint64_t in_bytes = 0;
+  std::uint64_t out_offset = 0;
+  std::uint64_t out_bytes = 0;
+};
+
+class Batch {
+ public:
+  Batch(std::byte* in, std::size_t in_bytes, std::byte* out, std::size_t out_bytes,
+        std::span<const ItemDescriptor> items, const ItemDescriptor* device_items, int lane,
+        std::optional<StreamRef> stream, std::span<const std::size_t> indices) noexcept
+      : in_(in), out_(out), in_bytes_(in_bytes), out_bytes_(out_bytes), items_(items),
+        device_items_(device_items), lane_(lane), stream_(stream), indices_(indices) {}
+
+  // The whole input and output regions (device memory on the GPU backend, host memory on the
+  // host backend). Item k lives at in() + items()[k].in_offset.
+  [[nodiscard]] std::byte* in() const noexcept { return in_; }
+  [[nodiscard]] std::byte* out() const noexcept { return out_; }
+  [[nodiscard]] std::size_t in_bytes() const noexcept { return in_bytes_; }
+  [[nodiscard]] std::size_t out_bytes() const noexcept { return out_bytes_; }
+  [[nodiscard]] std::span<const ItemDescriptor> items() const noexcept { return items_; }
+  [[nodiscard]] std::size_t size() const noexcept { return items_.size(); }
+  // The same descriptors in device memory (GPU backend; nullptr on the host backend).
+  [[nodiscard]] const ItemDescriptor* device_items() const noexcept { return device_items_; }
+  // Submission index of item k.
+  [[nodiscard]] std::size_t index(std::size_t k) const noexcept { return indices_[k]; }
+  [[nodiscard]] int lane() const noexcept { return lane_; }
+  // The lane's stream on the GPU backend.
+  [[nodiscard]] StreamRef stream() const { return stream_.value(); }
+
+  template <typename T>
+  [[nodiscard]] T* in_as(std::size_t k = 0) const noexcept {
+    return reinterpret_cast<T*>(in_ + items_[k].in_offset);
+  }
+  template <typename T>
+  [[nodiscard]] T* out_as(std::size_t k = 0) const noexcept {
+    return reinterpret_cast<T*>(out_ + items_[k].out_offset);
+  }
+
+ private:
+  std::byte* in_;
+  std::byte* out_;
+  std::size_t in_bytes_;
+  std::size_t out_bytes_;
+  std::span<const ItemDescriptor> items_;
+  const ItemDescriptor* device_items_;
+  int lane_;
+  std::optional<StreamRef> stream_;
+  std::span<const std::size_t> indices_;
+};
+
+struct Operation {
+  std::string name;
+  std::function<void(const Batch&)> device;  // GPU backend: enqueue on batch.stream()
+  std::function<void(const Batch&)> host;    // host backend: compute synchronously
+  // Optional: the output size an input size must have; submit() rejects mismatched items.
+  std::function<std::size_t(std::size_t in_bytes)> output_bytes;
+};
+
+}  // namespace streampipe::pipeline

@@ -1,0 +1,193 @@
+// A lane on the GPU: one non-blocking stream with its device buffers, grown in stream order.
+// Per slot: four timing events (start, inputs in, compute done, outputs out; the last one
+// blocking-sync so the completion thread sleeps instead of spinning) and, in graph mode, the
+// captured graph of that slot's last batch layout.
+
+#include "lane_executor.hpp"
+
+#include "streampipe/cuda/device_buffer.hpp"
+#include "streampipe/cuda/event.hpp"
+#include "streampipe/cuda/graph.hpp"
+#include "streampipe/cuda/nvtx.hpp"
+#include "streampipe/cuda/pinned_buffer.hpp"
+
+#include <algorithm>
+#include <optional>
+
+namespace streampipe::pipeline::detail {
+namespace {
+
+struct GraphKey {
+  std::vector<CopyIn> in;
+  std::vector<CopyOut> out;
+  std::size_t in_bytes = 0, out_bytes = 0, batch = 0;
+  const void* d_in = nullptr;
+  const void* d_out = nullptr;
+
+  bool operator==(const GraphKey& o) const {
+    const auto same_in = [](const CopyIn& a, const CopyIn& b) {
+      return a.src == b.src && a.offset == b.offset && a.bytes == b.bytes;
+    };
+    const auto same_out = [](const CopyOut& a, const CopyOut& b) {
+      return a.dst == b.dst && a.offset == b.offset && a.bytes == b.bytes;
+    };
+    return in_bytes == o.in_bytes && out_bytes == o.out_bytes && batch == o.batch && d_in == o.d_in &&
+           d_out == o.d_out && std::equal(in.begin(), in.end(), o.in.begin(), o.in.end(), same_in) &&
+           std::equal(out.begin(), out.end(), o.out.begin(), o.out.end(), same_out);
+  }
+};
+
+struct SlotResources {
+  SlotResources(const Device& d)
+      : start(d), inputs_in(d), computed(d), done(d, EventTiming::enabled, EventWait::blocking) {}
+  Event start, inputs_in, computed, done;
+  PinnedBuffer<ItemDescriptor> descriptors;
+  std::optional<GraphKey> graph_key;
+  GraphExec graph;
+};
+
+class GpuLane final : public LaneExecutor {
+ public:
+  GpuLane(int device, const LaneConfig& config)
+      : device_(device), config_(config), stream_(device_), anchor_(device_) {
+    slots_.reserve(static_cast<std::size_t>(config.slots));
+    for (int i = 0; i < config.slots; ++i) slots_.push_back(std::make_unique<SlotResources>(device_));
+    if (config.max_batch > 1) {
+      for (auto& s : slots_) s->descriptors = PinnedBuffer<ItemDescriptor>(static_cast<std::size_t>(config.max_batch));
+      d_descriptors_ = DeviceBuffer<ItemDescriptor>(device_, static_cast<std::size_t>(config.max_batch));
+    }
+    // Places event times on the engine's clock: an event and a host reading taken together.
+    anchor_.record(stream_.ref());
+    anchor_.synchronize();
+    anchor_host_ms_ = config_.now_ms();
+  }
+
+  ~GpuLane() override {
+    try {
+      stream_.synchronize();
+    } catch (const std::exception&) {
+      // The error was reported to the items it affected; nothing more to do in teardown.
+    }
+  }
+
+  void enqueue(SlotWork& work) override {
+    const double t0 = config_.now_ms();
+    NvtxRange range("streampipe lane enqueue");
+    SlotResources& slot = *slots_.at(static_cast<std::size_t>(work.slot));
+    const StreamRef s = stream_.ref();
+    try {
+      CurrentDeviceGuard guard(device_);
+      grow(work.in_bytes, work.out_bytes);
+      const bool batched = work.descriptors.size() > 1;
+      if (batched)
+        std::copy(work.descriptors.begin(), work.descriptors.end(), slot.descriptors.data());
+
+      GraphKey key;
+      const bool graphable = config_.use_graphs && work.stable_addresses;
+      if (graphable) {
+        key = GraphKey{work.copies_in, work.copies_out, work.in_bytes, work.out_bytes,
+                       work.descriptors.size(), d_in_ ? d_in_->data() : nullptr,
+                       d_out_ ? d_out_->data() : nullptr};
+        if (slot.graph_key && *slot.graph_key == key) {
+          slot.graph.launch(s);
+          work.replayed_graph = true;
+          work.must_wait = true;
+          work.enqueue_ms = config_.now_ms() - t0;
+          return;
+        }
+      }
+      std::optional<GraphCapture> capture;
+      if (graphable) {
+        slot.graph_key.reset();
+        capture.emplace(s);
+      }
+      work.must_wait = !graphable;  // a capture enqueues nothing until launched
+      slot.start.record(s);
+      for (const auto& c : work.copies_in)
+        SP_CUDA_CHECK(cudaMemcpyAsync(d_in_->data() + c.offset, c.src, c.bytes, cudaMemcpyHostToDevice, s.handle()));
+      if (batched)
+        SP_CUDA_CHECK(cudaMemcpyAsync(d_descriptors_.data(), slot.descriptors.data(),
+                                      work.descriptors.size() * sizeof(ItemDescriptor),
+                                      cudaMemcpyHostToDevice, s.handle()));
+      slot.inputs_in.record(s);
+      const Batch batch(d_in_ ? d_in_->data() : nullptr, work.in_bytes, d_out_ ? d_out_->data() : nullptr,
+                        work.out_bytes, work.descriptors, batched ? d_descriptors_.data() : nullptr,
+                        config_.lane, s, work.indices);
+      try {
+        work.op->device(batch);
+      } catch (...) {
+        work.error = std::current_exception();
+        work.error_in_operation = true;
+      }
+      slot.computed.record(s);
+      if (!work.error)
+        for (const auto& c : work.copies_out)
+          SP_CUDA_CHECK(cudaMemcpyAsync(c.dst, d_out_->data() + c.offset, c.bytes, cudaMemcpyDeviceToHost, s.handle()));
+      slot.done.record(s);
+      if (capture) {
+        Graph graph = capture->end();
+        capture.reset();
+        if (!work.error) {
+          slot.graph = GraphExec(graph);
+          slot.graph_key = key;
+          slot.graph.launch(s);
+          work.must_wait = true;
+        }
+      } else {
+        work.must_wait = true;
+      }
+    } catch (...) {
+      if (!work.error) work.error = std::current_exception();
+      // Whatever was enqueued before the failure must still finish before the slot's
+      // staging memory is reused: make the completion thread wait on the stream.
+      try {
+        slot.done.record(s);
+        work.must_wait = true;
+      } catch (...) {
+        work.must_wait = false;
+      }
+    }
+    work.enqueue_ms = config_.now_ms() - t0;
+  }
+
+  void wait(SlotWork& work) override {
+    if (!work.must_wait) return;
+    SlotResources& slot = *slots_.at(static_cast<std::size_t>(work.slot));
+    slot.done.synchronize();
+    const auto at = [&](const Event& e) { return anchor_host_ms_ + elapsed(anchor_, e).count(); };
+    work.h2d_start_ms = at(slot.start);
+    work.h2d_end_ms = at(slot.inputs_in);
+    work.compute_end_ms = at(slot.computed);
+    work.d2h_end_ms = at(slot.done);
+  }
+
+ private:
+  void grow(std::size_t in_bytes, std::size_t out_bytes) {
+    // Stream-ordered: the old buffer is freed after the work already queued that uses it.
+    if (in_bytes > 0 && (!d_in_ || d_in_->bytes() < in_bytes)) {
+      d_in_.reset();
+      d_in_.emplace(stream_.ref(), in_bytes);
+    }
+    if (out_bytes > 0 && (!d_out_ || d_out_->bytes() < out_bytes)) {
+      d_out_.reset();
+      d_out_.emplace(stream_.ref(), out_bytes);
+    }
+  }
+
+  Device device_;
+  LaneConfig config_;
+  Stream stream_;
+  Event anchor_;
+  double anchor_host_ms_ = 0;
+  std::vector<std::unique_ptr<SlotResources>> slots_;
+  std::optional<StreamOrderedBuffer<std::byte>> d_in_, d_out_;
+  DeviceBuffer<ItemDescriptor> d_descriptors_;
+};
+
+}  // namespace
+
+std::unique_ptr<LaneExecutor> make_gpu_lane(int device, const LaneConfig& config) {
+  return std::make_unique<GpuLane>(device, config);
+}
+
+}  // namespace streampipe::pipeline::detail

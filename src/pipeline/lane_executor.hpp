@@ -1,0 +1,69 @@
+#pragma once
+// The device phase of one slot on one lane: copies in, the operation, copies out, timed.
+// GpuLane enqueues on a CUDA stream and waits on an event; HostLane runs the same steps on
+// a thread with memcpy, so the engine above is identical for both backends.
+
+#include "streampipe/pipeline/operation.hpp"
+
+#include <cstddef>
+#include <exception>
+#include <memory>
+#include <optional>
+#include <vector>
+
+namespace streampipe::pipeline::detail {
+
+struct CopyIn {
+  const std::byte* src;    // host memory (staging or the caller's pinned memory)
+  std::size_t offset;      // into the lane's input region
+  std::size_t bytes;
+};
+struct CopyOut {
+  std::size_t offset;      // into the lane's output region
+  std::byte* dst;          // host memory
+  std::size_t bytes;
+};
+
+// What the engine hands a lane, and what the lane reports back.
+struct SlotWork {
+  int slot = 0;
+  const Operation* op = nullptr;
+  std::vector<CopyIn> copies_in;
+  std::vector<CopyOut> copies_out;
+  std::size_t in_bytes = 0;   // extent of the input region the operation sees
+  std::size_t out_bytes = 0;
+  std::vector<ItemDescriptor> descriptors;
+  std::vector<std::size_t> indices;
+  bool stable_addresses = false;  // all host pointers are slot-owned: graph replay is safe
+
+  // Filled by the lane.
+  std::exception_ptr error;
+  bool error_in_operation = false;
+  bool must_wait = false;  // something was enqueued that wait() must complete
+  double h2d_start_ms = 0, h2d_end_ms = 0, compute_end_ms = 0, d2h_end_ms = 0;
+  double enqueue_ms = 0;
+  bool replayed_graph = false;
+};
+
+class LaneExecutor {
+ public:
+  virtual ~LaneExecutor() = default;
+  // Asynchronous; never throws: failures land in work.error.
+  virtual void enqueue(SlotWork& work) = 0;
+  // Blocks until the work enqueued for this slot finished; fills the times. Throws the
+  // device's error (CudaError), if any.
+  virtual void wait(SlotWork& work) = 0;
+};
+
+struct LaneConfig {
+  int lane = 0;
+  int slots = 1;            // slot ids this lane may see are < slots (engine-wide ids)
+  int max_batch = 1;
+  bool use_graphs = false;
+  double (*now_ms)() = nullptr;  // the engine's clock
+};
+
+std::unique_ptr<LaneExecutor> make_gpu_lane(int device, const LaneConfig& config);
+std::unique_ptr<LaneExecutor> make_host_lane(const LaneConfig& config);
+
+}  // namespace streampipe::pipeline::detail

@@ -1,0 +1,34 @@
+#pragma once
+// A fixed set of host threads running posted tasks in FIFO order. The engine uses it for
+// staging copies and host stages, so they overlap with the device work of other items.
+
+#include <condition_variable>
+#include <deque>
+#include <functional>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+namespace streampipe::pipeline::detail {
+
+class WorkerPool {
+ public:
+  explicit WorkerPool(int threads);
+  ~WorkerPool();  // runs the tasks already posted, then joins
+  WorkerPool(const WorkerPool&) = delete;
+  WorkerPool& operator=(const WorkerPool&) = delete;
+
+  // Tasks must not throw (the engine wraps its own); a task that does terminates.
+  void post(std::function<void()> task);
+  [[nodiscard]] int size() const noexcept { return static_cast<int>(threads_.size()); }
+
+ private:
+  void loop();
+  std::mutex mutex_;
+  std::condition_variable cv_;
+  std::deque<std::function<void()>> tasks_;
+  bool stopping_ = false;
+  std::vector<std::thread> threads_;
+};
+
+}  // namespace streampipe::pipeline::detail
