@@ -2,7 +2,8 @@
 // The GPU BatchExecutor. Each lane is a stream with its own pinned staging, device input
 // and output buffers and model scratch; lanes run batches concurrently. A batch is gathered
 // into the lane's pinned input (padding rows zeroed), copied H2D, computed, and its rows
-// copied D2H, timed with events (H2D, compute, D2H) while the host measures enqueue time.
+// copied D2H, timed with events (H2D, compute, D2H). Enqueue time is the host time to
+// enqueue the compute (as in trtexec): one graph launch, or the model's launches.
 //
 // Plans: with graphs on, prepare() captures the model's forward pass once per bucket and
 // lane into a CUDA graph (one cudaGraphLaunch per batch); with graphs off the model's

@@ -1,0 +1,445 @@
+// `streampipe serve-bench` (also `streampipe bench serve`): a bf16 MLP on cuBLASLt served
+// through the dynamic batcher to a closed-loop concurrency sweep, in three modes side by
+// side: one request at a time (plain launches, one lane), dynamic batching with plain
+// launches, and dynamic batching with a CUDA graph per bucket. Table, JSON, SVG plot of
+// throughput against p99 latency, and the targets checked in the same run.
+
+#include "commands.hpp"
+#include "serve_bench_load.hpp"
+#include "serve_bench_svg.hpp"
+
+#include "streampipe/batching/batcher.hpp"
+#include "streampipe/batching/host_executor.hpp"
+#include "streampipe/batching/mlp_reference.hpp"
+#include "streampipe/cuda/device.hpp"
+#include "streampipe/io/atomic_file.hpp"
+#include "streampipe/report/host_info.hpp"
+#include "streampipe/report/latency_report.hpp"
+#include "streampipe/report/statistics.hpp"
+#include "streampipe/report/table.hpp"
+#if defined(STREAMPIPE_HAVE_CUBLAS)
+#include "streampipe/batching/gpu_executor.hpp"
+#include "streampipe/batching/mlp_model.hpp"
+#include "streampipe/cuda/device_buffer.hpp"
+#include "streampipe/cuda/error.hpp"
+#include "streampipe/cuda/event.hpp"
+#endif
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <future>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+namespace streampipe::cli {
+namespace {
+
+using namespace streampipe::batching;
+
+struct ServeOptions {
+  std::string layers = "4096,4096,4096,4096,4096";
+  std::vector<int> concurrency = {1, 2, 4, 8, 16, 32, 64, 128, 256};
+  std::vector<std::string> modes = {"none", "dynamic", "graphs"};
+  int max_batch = 256;
+  std::vector<int> preferred;
+  int max_delay_us = 0;
+  int lanes = 2;
+  int queue = 4096;
+  std::string sync = "spin";
+  std::string backend = "auto";
+  double window_ms = 200;
+  int pool_rows = 16;
+  std::uint64_t seed = 42;
+  int peak_size = 8192;
+  bool report = false;
+  std::string report_json;
+  std::string svg_path;
+};
+
+struct ModeSpec {
+  std::string key, label;
+  bool batching = false, graphs = false;
+};
+
+const ModeSpec kModes[] = {
+    {"none", "no batching (1 at a time, plain launches)", false, false},
+    {"dynamic", "dynamic batching, plain launches", true, false},
+    {"graphs", "dynamic batching, CUDA graph per bucket", true, true},
+};
+
+std::vector<std::size_t> parse_layers(const std::string& text) {
+  std::vector<std::size_t> sizes;
+  std::size_t pos = 0;
+  while (pos <= text.size()) {
+    const std::size_t comma = std::min(text.find(',', pos), text.size());
+    const std::string item = text.substr(pos, comma - pos);
+    std::size_t used = 0;
+    unsigned long v = 0;
+    try {
+      v = std::stoul(item, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (item.empty() || used != item.size() || v == 0 || v > (1u << 16))
+      throw UsageError(fmt::format("--layers '{}': '{}' is not a size in [1, 65536]", text, item));
+    sizes.push_back(v);
+    pos = comma + 1;
+  }
+  if (sizes.size() < 2)
+    throw UsageError(fmt::format("--layers '{}': give the input size and at least one layer's output size", text));
+  return sizes;
+}
+
+std::string ms(double v) { return fmt::format("{:.3f}", v); }
+
+struct PointResult {
+  std::string mode;
+  int clients = 0;
+  report::Summary qps, latency;
+  report::LatencySummary server;
+  serve::LoadResult load;
+};
+
+int run_serve_bench(const ServeOptions& so, const BenchOptions& bo) {
+  const auto sizes = parse_layers(so.layers);
+  for (const int c : so.concurrency)
+    if (c < 1 || c > 4096) throw UsageError(fmt::format("--concurrency {}: must be in [1, 4096]", c));
+  if (so.sync != "spin" && so.sync != "blocking") throw UsageError(fmt::format("--sync '{}': spin or blocking", so.sync));
+  std::vector<ModeSpec> modes;
+  for (const auto& m : so.modes) {
+    const auto it = std::find_if(std::begin(kModes), std::end(kModes), [&](const ModeSpec& s) { return s.key == m; });
+    if (it == std::end(kModes)) throw UsageError(fmt::format("--modes: unknown mode '{}' (none, dynamic, graphs)", m));
+    modes.push_back(*it);
+  }
+  BatchPolicy policy;
+  policy.max_batch_size = static_cast<std::size_t>(so.max_batch);
+  for (const int p : so.preferred) policy.preferred_batch_sizes.push_back(static_cast<std::size_t>(p));
+  policy.max_queue_delay = std::chrono::microseconds(so.max_delay_us);
+  try {
+    validate(policy);
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(e.what());
+  }
+  const int max_clients = *std::max_element(so.concurrency.begin(), so.concurrency.end());
+  if (so.queue < max_clients)
+    throw UsageError(fmt::format("--queue {} is smaller than {} clients: closed-loop clients would be rejected",
+                                 so.queue, max_clients));
+
+  bool gpu = false;
+  if (so.backend == "gpu" || so.backend == "auto") {
+    const auto reason = Device::unavailable_reason();
+#if !defined(STREAMPIPE_HAVE_CUBLAS)
+    if (so.backend == "gpu") throw UsageError("--backend gpu: this build has no cuBLASLt");
+#else
+    if (!reason) {
+      if (bo.device >= Device::count())
+        throw UsageError(fmt::format("--device {}: there are {} GPUs", bo.device, Device::count()));
+      gpu = true;
+    } else if (so.backend == "gpu") {
+      throw UsageError(fmt::format("--backend gpu: no usable GPU ({})", *reason));
+    }
+#endif
+    if (!gpu) fmt::print("no usable GPU here ({}): running on the host backend (slowly).\n", reason.value_or("no cuBLASLt"));
+  } else if (so.backend != "host") {
+    throw UsageError(fmt::format("--backend '{}': auto, gpu or host", so.backend));
+  }
+  if (!gpu) std::erase_if(modes, [](const ModeSpec& m) { return m.graphs; });  // no graphs on the host
+
+  const auto weights = make_mlp_weights(sizes, so.seed);
+  const std::size_t in_size = weights.input_size(), out_size = weights.output_size();
+  const std::string model_name = fmt::format("MLP {} (bf16, fp32 accumulate)", so.layers);
+
+  // Inputs and their CPU references, computed in parallel before anything is timed.
+  serve::InputPool pool;
+  std::mt19937 rng(static_cast<unsigned>(so.seed) + 1);
+  std::uniform_real_distribution<float> value(-1.0f, 1.0f);
+  for (int r = 0; r < so.pool_rows; ++r) {
+    std::vector<float> row(in_size);
+    for (auto& v : row) v = value(rng);
+    pool.rows.push_back(std::move(row));
+  }
+  pool.expected.assign(pool.rows.size(), std::vector<float>(out_size));
+  {
+    std::vector<std::future<void>> jobs;
+    for (std::size_t r = 0; r < pool.rows.size(); ++r)
+      jobs.push_back(std::async(std::launch::async, [&, r] { mlp_reference(weights, pool.rows[r], pool.expected[r]); }));
+    for (auto& j : jobs) j.get();
+  }
+
+  nlohmann::json out;
+  out["benchmark"] = "serve";
+  out["host"] = report::describe_host();
+  out["model"] = {{"layers", sizes}, {"flops_per_request", weights.flops_per_row()}, {"seed", so.seed}};
+  out["config"] = {{"max_batch", so.max_batch},   {"preferred", so.preferred}, {"max_queue_delay_us", so.max_delay_us},
+                   {"lanes", so.lanes},           {"queue", so.queue},         {"sync", so.sync},
+                   {"window_ms", so.window_ms},   {"windows", bo.runs},        {"warmup_windows", bo.warmup},
+                   {"concurrency", so.concurrency}};
+  std::string device_name = "host";
+
+#if defined(STREAMPIPE_HAVE_CUBLAS)
+  std::unique_ptr<Device> device;
+  std::unique_ptr<MlpModel> model;
+  if (gpu) {
+    device = std::make_unique<Device>(bo.device);
+    device_name = device->name();
+    model = std::make_unique<MlpModel>(*device, weights);
+  }
+#endif
+  out["device"] = device_name;
+  fmt::print("serve-bench: {} on {}; {} ms windows, {} warm-up + {} measured per point\n", model_name, device_name,
+             so.window_ms, bo.warmup, bo.runs);
+
+  const report::SyncMode sync = so.sync == "blocking" ? report::SyncMode::blocking : report::SyncMode::spin;
+  std::vector<PointResult> points;
+  nlohmann::json report_runs = nlohmann::json::array();
+  bool verification_failed = false;
+
+  for (const auto& mode : modes) {
+    std::unique_ptr<BatchExecutor> exec;
+    const std::size_t lanes = mode.batching ? static_cast<std::size_t>(so.lanes) : 1;
+#if defined(STREAMPIPE_HAVE_CUBLAS)
+    if (gpu) exec = std::make_unique<GpuExecutor>(*device, *model, GpuExecutorOptions{lanes, mode.graphs, sync});
+#endif
+    if (!exec)
+      exec = std::make_unique<HostExecutor>(in_size, out_size, lanes,
+                                            [&](std::span<const float> in, std::span<float> o, std::size_t rows) {
+                                              for (std::size_t r = 0; r < rows; ++r)
+                                                mlp_reference(weights, in.subspan(r * in_size, in_size),
+                                                              o.subspan(r * out_size, out_size));
+                                            });
+    BatcherOptions o;
+    o.policy = mode.batching ? policy : BatchPolicy{1, {}, std::chrono::microseconds(0)};
+    o.max_queue_size = static_cast<std::size_t>(so.queue);
+    o.record_queries = true;
+    DynamicBatcher batcher(*exec, o);  // prepares (captures) every bucket's plan: the warm-up of the plans
+    for (const int clients : so.concurrency) {
+      serve::LoadOptions lo;
+      lo.clients = clients;
+      lo.window_ms = so.window_ms;
+      lo.warmup_windows = bo.warmup;
+      lo.windows = bo.runs;
+      PointResult p;
+      p.mode = mode.key;
+      p.clients = clients;
+      p.load = serve::run_closed_loop(batcher, pool, lo);
+      p.qps = report::summarize(p.load.window_qps);
+      p.latency = report::summarize(p.load.latency_ms);
+      report::LatencyRun run;
+      run.name = fmt::format("{} | {} | {} clients", model_name, mode.label, clients);
+      run.device = device_name;
+      run.sync = exec->sync_mode();
+      run.limits.warmup_ms = so.window_ms * bo.warmup;
+      run.limits.duration_limit_ms = so.window_ms * bo.runs;
+      run.wall_ms = so.window_ms * bo.runs;
+      const double begin_ms = std::chrono::duration<double, std::milli>(p.load.measure_begin - batcher.origin()).count();
+      const double end_ms = std::chrono::duration<double, std::milli>(p.load.measure_end - batcher.origin()).count();
+      for (const auto& q : batcher.take_records())
+        if (q.submit_ms >= begin_ms && q.complete_ms < end_ms) run.queries.push_back(q);
+      p.server = report::summarize(run);
+      if (so.report) fmt::print("{}", report::format_report(run, p.server));
+      if (!so.report_json.empty()) report_runs.push_back(report::report_json(run, p.server));
+      if (p.load.errors > 0 || p.load.mismatched > 0 || p.load.verified == 0) verification_failed = true;
+      fmt::print("  {:<8} {:>4} clients: {:>10.0f} req/s, p50 {} ms, p99 {} ms, mean batch {:.1f}, verified {}/{}{}\n",
+                 mode.key, clients, p.qps.median, ms(p.latency.median), ms(p.latency.p99), p.server.mean_batch,
+                 p.load.verified - p.load.mismatched, p.load.verified,
+                 p.load.errors > 0 ? fmt::format(", {} errors: {}", p.load.errors, p.load.first_error) : "");
+      points.push_back(std::move(p));
+    }
+    batcher.shutdown();
+  }
+
+  // The table.
+  report::Table table({"mode", "clients", "req/s", "min", "max", "p50 ms", "p90 ms", "p99 ms", "mean batch",
+                       "enqueue us", "compute us", "verified"},
+                      {report::Align::left, report::Align::right, report::Align::right, report::Align::right,
+                       report::Align::right, report::Align::right, report::Align::right, report::Align::right,
+                       report::Align::right, report::Align::right, report::Align::right, report::Align::right});
+  for (const auto& p : points)
+    table.add_row({p.mode, std::to_string(p.clients), fmt::format("{:.0f}", p.qps.median), fmt::format("{:.0f}", p.qps.min),
+                   fmt::format("{:.0f}", p.qps.max), ms(p.latency.median), ms(p.latency.p90), ms(p.latency.p99),
+                   fmt::format("{:.1f}", p.server.mean_batch),
+                   p.server.enqueue.count ? fmt::format("{:.1f}", p.server.enqueue.median * 1e3) : "-",
+                   p.server.compute.count ? fmt::format("{:.1f}", p.server.compute.median * 1e3) : "-",
+                   fmt::format("{}/{}", p.load.verified - p.load.mismatched, p.load.verified)});
+  fmt::print("\n{}", table.str(fmt::format("{} on {}: closed loop, req/s = median of {} windows of {} ms (min, max); "
+                                           "latency as the clients see it",
+                                           model_name, device_name, bo.runs, so.window_ms)));
+
+  nlohmann::json jpoints = nlohmann::json::array();
+  for (const auto& p : points)
+    jpoints.push_back({{"mode", p.mode},
+                       {"clients", p.clients},
+                       {"throughput_rps", p.qps},
+                       {"latency_ms", p.latency},
+                       {"server", p.server},
+                       {"verified", p.load.verified},
+                       {"mismatched", p.load.mismatched},
+                       {"worst_error_ratio", p.load.worst_error},
+                       {"errors", p.load.errors},
+                       {"first_error", p.load.first_error}});
+  out["points"] = jpoints;
+
+  // The targets, from this run.
+  nlohmann::json targets = nlohmann::json::object();
+  const auto find = [&](const std::string& mode) {
+    std::vector<const PointResult*> v;
+    for (const auto& p : points)
+      if (p.mode == mode) v.push_back(&p);
+    return v;
+  };
+  const auto none = find("none"), best_batched = find(gpu ? "graphs" : "dynamic");
+  if (!none.empty() && !best_batched.empty()) {
+    const double single_p99 = none.front()->latency.p99;  // the lowest concurrency: low load
+    double none_best = 0;
+    for (const auto* p : none) none_best = std::max(none_best, p->qps.median);
+    double batched_best = 0;
+    int at_clients = 0;
+    for (const auto* p : best_batched)
+      if (p->latency.p99 <= 2 * single_p99 && p->qps.median > batched_best) {
+        batched_best = p->qps.median;
+        at_clients = p->clients;
+      }
+    const double speedup = none_best > 0 ? batched_best / none_best : 0;
+    targets["batching_speedup"] = {{"value", speedup},
+                                   {"target", 10.0},
+                                   {"met", speedup >= 10.0},
+                                   {"single_request_p99_ms", single_p99},
+                                   {"unbatched_best_rps", none_best},
+                                   {"batched_best_rps_within_2x_p99", batched_best},
+                                   {"at_clients", at_clients}};
+    fmt::print("target: dynamic batching {:.1f}x the requests/s of one at a time ({:.0f} vs {:.0f} req/s, at {} clients "
+               "with p99 <= 2 x {} ms) -> {} (>= 10x)\n",
+               speedup, batched_best, none_best, at_clients, ms(single_p99), speedup >= 10 ? "met" : "NOT met");
+  }
+  const auto dyn = find("dynamic"), gra = find("graphs");
+  if (!dyn.empty() && !gra.empty()) {
+    std::vector<double> e_dyn, e_gra;
+    for (const auto* p : dyn) e_dyn.push_back(p->server.enqueue.median);
+    for (const auto* p : gra) e_gra.push_back(p->server.enqueue.median);
+    const double md = report::summarize(e_dyn).median, mg = report::summarize(e_gra).median;
+    const double ratio = mg > 0 ? md / mg : 0;
+    targets["graph_enqueue_reduction"] = {{"value", ratio}, {"target", 3.0}, {"met", ratio >= 3.0},
+                                          {"plain_enqueue_us", md * 1e3}, {"graph_enqueue_us", mg * 1e3}};
+    fmt::print("target: per-bucket graphs cut median enqueue time {:.1f}x ({:.1f} -> {:.1f} us) -> {} (>= 3x)\n", ratio,
+               md * 1e3, mg * 1e3, ratio >= 3 ? "met" : "NOT met");
+  }
+
+#if defined(STREAMPIPE_HAVE_CUBLAS)
+  if (gpu) {
+    // The GEMMs at max batch against the measured bf16 cuBLASLt peak.
+    const auto peak = measure_bf16_gemm_peak(*device, static_cast<std::size_t>(so.peak_size), std::max(5, bo.runs));
+    Stream stream(*device);
+    auto lane = model->make_lane(stream.ref(), policy.max_batch_size);
+    lane->prepare(policy.max_batch_size);
+    DeviceBuffer<float> d_in(*device, policy.max_batch_size * in_size), d_out(*device, policy.max_batch_size * out_size);
+    std::vector<float> h_in(d_in.size());
+    for (std::size_t i = 0; i < h_in.size(); ++i) h_in[i] = pool.rows[(i / in_size) % pool.rows.size()][i % in_size];
+    SP_CUDA_CHECK(cudaMemcpyAsync(d_in.data(), h_in.data(), d_in.bytes(), cudaMemcpyHostToDevice, stream.handle()));
+    for (int i = 0; i < 3; ++i) lane->enqueue(d_in.data(), d_out.data(), policy.max_batch_size);
+    Event start(*device), stop(*device);
+    std::vector<double> tflops;
+    constexpr int kPerRun = 10;
+    for (int r = 0; r < std::max(5, bo.runs); ++r) {
+      start.record(stream.ref());
+      for (int i = 0; i < kPerRun; ++i) lane->enqueue(d_in.data(), d_out.data(), policy.max_batch_size);
+      stop.record(stream.ref());
+      stop.synchronize();
+      tflops.push_back(weights.flops_per_row() * static_cast<double>(policy.max_batch_size) * kPerRun /
+                       (elapsed(start, stop).count() * 1e-3) / 1e12);
+    }
+    const auto mlp = report::summarize(tflops);
+    const double pct = peak.median_tflops > 0 ? 100.0 * mlp.median / peak.median_tflops : 0;
+    targets["gemm_efficiency_at_max_batch"] = {{"value_pct", pct},
+                                               {"target_pct", 60.0},
+                                               {"met", pct >= 60.0},
+                                               {"mlp_tflops", mlp},
+                                               {"max_batch", so.max_batch},
+                                               {"peak_tflops_median", peak.median_tflops},
+                                               {"peak_tflops_min", peak.min_tflops},
+                                               {"peak_tflops_max", peak.max_tflops},
+                                               {"peak_gemm_size", peak.size}};
+    fmt::print("target: MLP at batch {} runs {:.1f} TFLOP/s (min {:.1f}, max {:.1f}) = {:.0f}% of the measured bf16 "
+               "cuBLASLt peak {:.1f} TFLOP/s ({}^3 GEMM) -> {} (>= 60%)\n",
+               so.max_batch, mlp.median, mlp.min, mlp.max, pct, peak.median_tflops, peak.size,
+               pct >= 60 ? "met" : "NOT met");
+  }
+#endif
+  out["targets"] = targets;
+
+  if (!bo.json_path.empty()) io::write_file_atomically(bo.json_path, out.dump(2) + "\n");
+  if (!so.report_json.empty()) io::write_file_atomically(so.report_json, report_runs.dump() + "\n");
+  if (!so.svg_path.empty()) {
+    std::vector<serve::PlotSeries> series;
+    for (const auto& mode : modes) {
+      serve::PlotSeries s{mode.label, {}};
+      for (const auto& p : points)
+        if (p.mode == mode.key) s.points.push_back({p.latency.p99, p.qps.median, p.clients});
+      series.push_back(std::move(s));
+    }
+    io::write_file_atomically(so.svg_path,
+                              serve::throughput_latency_svg(fmt::format("{} on {}", model_name, device_name), series));
+  }
+  if (verification_failed) {
+    fmt::print(stderr, "serve-bench: some requests failed or did not match the CPU reference (see 'verified')\n");
+    return 1;
+  }
+  return 0;
+}
+
+Command add_serve(CLI::App& parent, const char* name, const char* help) {
+  auto* sub = parent.add_subcommand(name, help);
+  auto so = std::make_shared<ServeOptions>();
+  auto bo = add_bench_options(*sub, 5);
+  sub->add_option("--layers", so->layers,
+                  "the MLP: input size, then each layer's output size, comma-separated (multiples of 8)")
+      ->capture_default_str();
+  sub->add_option("--concurrency", so->concurrency, "closed-loop client counts to sweep")
+      ->delimiter(',')->capture_default_str();
+  sub->add_option("--modes", so->modes, "none (one at a time), dynamic (batching, plain launches), graphs (batching, "
+                                        "a CUDA graph per bucket)")
+      ->delimiter(',')->capture_default_str();
+  sub->add_option("--max-batch", so->max_batch, "largest batch (and largest bucket)")
+      ->capture_default_str()->check(CLI::Range(1, 65536));
+  sub->add_option("--preferred", so->preferred, "preferred batch sizes (the buckets; default: powers of two)")
+      ->delimiter(',');
+  sub->add_option("--max-delay-us", so->max_delay_us, "longest a request waits for company while a lane is idle")
+      ->capture_default_str()->check(CLI::Range(0, 10000000));
+  sub->add_option("--lanes", so->lanes, "execution lanes (streams with their own buffers) for batching modes")
+      ->capture_default_str()->check(CLI::Range(1, 64));
+  sub->add_option("--queue", so->queue, "bounded queue size (requests beyond it are rejected)")
+      ->capture_default_str()->check(CLI::Range(1, 1 << 24));
+  sub->add_option("--sync", so->sync, "how lanes wait for the GPU: spin or blocking")->capture_default_str();
+  sub->add_option("--backend", so->backend, "auto, gpu or host (the host backend runs the CPU reference)")
+      ->capture_default_str();
+  sub->add_option("--window-ms", so->window_ms, "length of one timing window (--runs measured, --warmup untimed)")
+      ->capture_default_str()->check(CLI::Range(1.0, 600000.0));
+  sub->add_option("--seed", so->seed, "seed of the random weights and inputs")->capture_default_str();
+  sub->add_option("--peak-size", so->peak_size, "m = n = k of the GEMM that measures the bf16 peak")
+      ->capture_default_str()->check(CLI::Range(256, 32768));
+  sub->add_flag("--report", so->report, "print the full latency report (enqueue, H2D, compute, D2H) of every point");
+  sub->add_option("--report-json", so->report_json, "write every point's report with every query's timestamps to FILE");
+  sub->add_option("--svg", so->svg_path, "write the throughput / p99 latency plot to FILE");
+  return {sub, [so, bo] { return run_serve_bench(*so, *bo); }};
+}
+
+Command add_serve_bench(CLI::App& parent) {
+  return add_serve(parent, "serve-bench",
+                   "Serve a bf16 MLP (cuBLASLt) through the dynamic batcher to a closed-loop concurrency sweep: "
+                   "throughput and p50/p90/p99 latency without batching, with dynamic batching, and with a CUDA graph "
+                   "per batch-size bucket; outputs checked against a CPU reference; table, JSON and SVG.");
+}
+
+Command add_bench_serve(CLI::App& parent) {
+  return add_serve(parent, "serve", "The serve-bench experiment (see `streampipe serve-bench --help`).");
+}
+
+}  // namespace
+
+STREAMPIPE_COMMAND(add_serve_bench);
+STREAMPIPE_BENCHMARK(add_bench_serve);
+
+}  // namespace streampipe::cli
