@@ -5,7 +5,6 @@
 #include <cuda_runtime_api.h>
 #include <fmt/format.h>
 
-#include <mutex>
 #include <string>
 
 namespace streampipe::jit::driver {
@@ -32,12 +31,15 @@ bool resolve(const char* symbol, F& out, std::string& error, bool required) {
 }  // namespace
 
 const Api& api() {
-  static Api table;
-  static std::string error;
-  static std::once_flag once;
-  std::call_once(once, [] {
-    Api a;
-    std::string e;
+  struct State {
+    Api table;
+    std::string error;
+  };
+  // Never destroyed: modules held in static caches unload during exit, after other statics.
+  static const State* const state = [] {
+    auto* st = new State;
+    Api& a = st->table;
+    std::string& e = st->error;
     resolve("cuGetErrorName", a.get_error_name, e, true);
     resolve("cuGetErrorString", a.get_error_string, e, true);
     resolve("cuCtxGetCurrent", a.ctx_get_current, e, true);
@@ -54,11 +56,10 @@ const Api& api() {
     resolve("cuModuleGetFunctionCount", a.module_get_function_count, e, false);
     resolve("cuModuleEnumerateFunctions", a.module_enumerate_functions, e, false);
     resolve("cuFuncGetName", a.func_get_name, e, false);
-    table = a;
-    error = e;
-  });
-  if (!error.empty()) throw JitError(error);
-  return table;
+    return st;
+  }();
+  if (!state->error.empty()) throw JitError(state->error);
+  return state->table;
 }
 
 void throw_error(CUresult status, const char* call, const char* file, int line) {

@@ -22,9 +22,11 @@ struct MemoryCache {
   std::mutex mutex;
   std::map<std::pair<int, std::string>, Module> modules;
 };
+// Never destroyed: unloading modules while the process exits races the runtime's own
+// teardown, and the driver frees everything with the context anyway.
 MemoryCache& memory_cache() {
-  static MemoryCache cache;
-  return cache;
+  static MemoryCache* const cache = new MemoryCache;
+  return *cache;
 }
 
 // One line per directory and process: a read-only cache should not flood the output.
