@@ -1,0 +1,324 @@
+// `streampipe life`: Conway's Life on a torus. Random boards or pattern files (.rle,
+// .cells) placed at an offset; one of three GPU kernels, several universes at once on
+// their own streams, or the host backend without a GPU. Outputs: population per
+// generation (CSV or JSON), PNG snapshots (numbered frames: the animation), a live view.
+
+#include "commands.hpp"
+
+#include "streampipe/cuda/device.hpp"
+#include "streampipe/io/atomic_file.hpp"
+#include "streampipe/io/image.hpp"
+#include "streampipe/report/host_info.hpp"
+#include "streampipe/report/table.hpp"
+#include "streampipe/tools/life.hpp"
+#include "streampipe/tools/life_image.hpp"
+#include "streampipe/tools/life_pattern.hpp"
+#include "streampipe/tools/life_universe.hpp"
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <sys/ioctl.h>
+#include <thread>
+#include <unistd.h>
+
+namespace streampipe::cli {
+namespace {
+
+namespace fs = std::filesystem;
+using namespace streampipe::tools::life;
+
+struct LifeOptions {
+  std::string size = "256x256";
+  std::uint64_t generations = 100;
+  std::string kernel = "bitpacked";
+  std::string backend = "auto";
+  int universes = 1;
+  double density = 0.25;
+  bool density_given = false;
+  std::uint64_t seed = 1;
+  std::string pattern;
+  std::string offset;
+  std::string population_path;
+  std::uint64_t snapshot_every = 0;
+  std::string output_dir;
+  unsigned scale = 1;
+  bool force = false;
+  bool live = false;
+  double fps = 20;
+  int device = 0;
+  unsigned rows_per_thread = 0;
+  std::string json_path;
+};
+
+std::pair<std::uint32_t, std::uint32_t> parse_pair(const std::string& text, char sep, const char* what) {
+  const auto at = text.find(sep);
+  const auto bad = [&] { return UsageError(fmt::format("{} '{}' is not of the form A{}B with whole numbers", what, text, sep)); };
+  if (at == std::string::npos) throw bad();
+  const std::string a = text.substr(0, at), b = text.substr(at + 1);
+  const auto num = [&](const std::string& s) {
+    if (s.empty() || s.size() > 10 || s.find_first_not_of("0123456789") != std::string::npos) throw bad();
+    const unsigned long long v = std::stoull(s);
+    if (v > 0xffffffffull) throw bad();
+    return static_cast<std::uint32_t>(v);
+  };
+  return {num(a), num(b)};
+}
+
+struct Universe {
+  Board host;                               // host backend, or the last downloaded state
+  std::unique_ptr<DeviceUniverse> device;   // GPU backend
+  std::vector<std::uint64_t> populations;   // generation 0 first
+};
+
+void write_snapshot(const LifeOptions& o, std::size_t index, std::uint64_t generation, const Board& board) {
+  const fs::path path = fs::path(o.output_dir) / fmt::format("life-u{}-g{:06}.png", index, generation);
+  io::write_image(path, render_image(board, o.scale), io::ImageFormat::png, 90,
+                  o.force ? io::Overwrite::allow : io::Overwrite::refuse);
+}
+
+unsigned terminal_columns(unsigned& lines) {
+  winsize ws{};
+  if (::ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0) {
+    lines = ws.ws_row > 2 ? ws.ws_row - 2u : 1u;
+    return ws.ws_col;
+  }
+  lines = 24;
+  return 80;
+}
+
+int run_life(const LifeOptions& o) {
+  const auto [width, height] = parse_pair(o.size, 'x', "--size");
+  if (width == 0 || height == 0) throw UsageError(fmt::format("--size {} has no cells", o.size));
+  const auto kernel = parse_kernel(o.kernel);
+  if (!kernel) throw UsageError(fmt::format("--kernel '{}' is not one of global, shared, bitpacked", o.kernel));
+  if (o.snapshot_every > 0 && o.output_dir.empty())
+    throw UsageError("--snapshot-every needs -o/--output-dir for the PNG frames");
+  if (o.live && ::isatty(STDOUT_FILENO) == 0)
+    throw UsageError("--live draws on a terminal; standard output is not one");
+
+  // Refuse existing outputs before any work is done, not after.
+  const auto refuse_existing = [&](const fs::path& path) {
+    if (!o.force && fs::exists(path))
+      throw UsageError(fmt::format("{} exists (use --force to overwrite)", path.string()));
+  };
+  if (!o.population_path.empty() && o.population_path != "-") refuse_existing(o.population_path);
+  if (!o.json_path.empty()) refuse_existing(o.json_path);
+  if (o.snapshot_every > 0) refuse_existing(fs::path(o.output_dir) / "life-u0-g000000.png");
+
+  bool use_gpu = false;
+  if (o.backend == "gpu") {
+    if (Device::count() == 0)
+      throw UsageError(fmt::format("--backend gpu: no usable GPU ({})", Device::unavailable_reason().value_or("?")));
+    use_gpu = true;
+  } else if (o.backend == "auto") {
+    use_gpu = Device::count() > 0;
+  } else if (o.backend != "host") {
+    throw UsageError(fmt::format("--backend '{}' is not one of auto, gpu, host", o.backend));
+  }
+  if (use_gpu && o.device >= Device::count())
+    throw UsageError(fmt::format("--device {}: this machine has {} GPU(s)", o.device, Device::count()));
+
+  std::optional<Pattern> pattern;
+  std::uint32_t ox = 0, oy = 0;
+  if (!o.pattern.empty()) {
+    try {
+      pattern = load_pattern(o.pattern);
+    } catch (const PatternError& e) {
+      throw UsageError(e.what());
+    }
+    if (pattern->cells.width > width || pattern->cells.height > height)
+      throw UsageError(fmt::format("the pattern {} ({}x{}) does not fit on the {}x{} board", o.pattern,
+                                   pattern->cells.width, pattern->cells.height, width, height));
+    if (o.offset.empty()) {
+      ox = (width - pattern->cells.width) / 2;
+      oy = (height - pattern->cells.height) / 2;
+    } else {
+      std::tie(ox, oy) = parse_pair(o.offset, ',', "--offset");
+      if (ox >= width || oy >= height)
+        throw UsageError(fmt::format("--offset {} lies outside the {}x{} board", o.offset, width, height));
+    }
+  } else if (!o.offset.empty()) {
+    throw UsageError("--offset places a --pattern; there is none");
+  }
+  // With a pattern the background is empty unless a density was asked for.
+  const double density = pattern && !o.density_given ? 0.0 : o.density;
+
+  std::vector<Universe> universes(static_cast<std::size_t>(o.universes));
+  const std::optional<Device> gpu = use_gpu ? std::optional<Device>(Device(o.device)) : std::nullopt;
+  for (std::size_t i = 0; i < universes.size(); ++i) {
+    auto& u = universes[i];
+    const std::uint64_t seed = o.seed + i;
+    const bool need_host_board = !use_gpu || pattern.has_value();
+    if (need_host_board) {
+      u.host = random_board(width, height, density, seed);
+      if (pattern) place(u.host, *pattern, ox, oy);
+    }
+    if (use_gpu) {
+      u.device = std::make_unique<DeviceUniverse>(*gpu, width, height, *kernel);
+      if (o.rows_per_thread != 0 && *kernel == Kernel::bit_packed) u.device->set_rows_per_thread(o.rows_per_thread);
+      if (need_host_board)
+        u.device->upload(u.host);
+      else
+        u.device->fill_random(seed, density);
+      u.populations.push_back(u.device->population());
+      if (o.snapshot_every > 0 || o.live) u.host = u.device->download();
+    } else {
+      u.populations.push_back(u.host.population());
+    }
+    if (o.snapshot_every > 0) write_snapshot(o, i, 0, u.host);
+  }
+
+  // Generations run in chunks that end where a snapshot or a live frame is due.
+  const std::uint64_t chunk = o.live ? 1 : (o.snapshot_every > 0 ? o.snapshot_every : o.generations);
+  const auto t0 = std::chrono::steady_clock::now();
+  double output_ms = 0;
+  Board scratch;
+  for (std::uint64_t done = 0; done < o.generations;) {
+    const std::uint64_t n = std::min(chunk, o.generations - done);
+    if (use_gpu) {
+      for (auto& u : universes) u.device->step(n, true);  // all streams busy at once
+      for (auto& u : universes) {
+        const auto log = u.device->populations();
+        u.populations.insert(u.populations.end(), log.begin(), log.end());
+      }
+    } else {
+      for (auto& u : universes)
+        for (std::uint64_t g = 0; g < n; ++g) {
+          step_host(u.host, scratch, 0);
+          std::swap(u.host, scratch);
+          u.populations.push_back(u.host.population());
+        }
+    }
+    done += n;
+    const auto t_out = std::chrono::steady_clock::now();
+    const bool snapshot = o.snapshot_every > 0 && done % o.snapshot_every == 0;
+    if (snapshot || o.live)
+      for (std::size_t i = 0; i < universes.size(); ++i) {
+        auto& u = universes[i];
+        if (use_gpu && (snapshot || i == 0)) u.host = u.device->download();
+        if (snapshot) write_snapshot(o, i, done, u.host);
+      }
+    if (o.live) {
+      unsigned lines = 0;
+      const unsigned cols = terminal_columns(lines);
+      fmt::print("\x1b[H\x1b[2J{}generation {} population {}\n", render_text(universes[0].host, cols, lines), done,
+                 universes[0].populations.back());
+      std::fflush(stdout);
+      std::this_thread::sleep_for(std::chrono::duration<double>(1.0 / o.fps));
+    }
+    output_ms += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t_out).count();
+  }
+  const double wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  const double compute_ms = std::max(wall_ms - output_ms, 1e-6);
+  const double updates = static_cast<double>(width) * height * static_cast<double>(o.generations) *
+                         static_cast<double>(universes.size());
+
+  const std::string where = use_gpu ? fmt::format("GPU {} ({}), {} kernel", gpu->index(), gpu->name(), to_string(*kernel))
+                                    : "host backend (CPU reference)";
+  report::Table table({"universe", "start", "final", "min", "max"},
+                      {report::Align::right, report::Align::right, report::Align::right, report::Align::right,
+                       report::Align::right});
+  for (std::size_t i = 0; i < universes.size(); ++i) {
+    const auto& p = universes[i].populations;
+    table.add_row({std::to_string(i), std::to_string(p.front()), std::to_string(p.back()),
+                   std::to_string(*std::min_element(p.begin(), p.end())),
+                   std::to_string(*std::max_element(p.begin(), p.end()))});
+  }
+  fmt::print("{}", table.str(fmt::format("life {}x{}, {} generation(s), {} universe(s) on {}", width, height,
+                                         o.generations, universes.size(), where)));
+  fmt::print("{:.1f} ms stepping ({:.3g} cell updates/s), {:.1f} ms writing output\n", compute_ms,
+             updates / (compute_ms / 1e3), output_ms);
+
+  if (!o.population_path.empty()) {
+    const bool json = fs::path(o.population_path).extension() == ".json";
+    std::string text;
+    if (json) {
+      nlohmann::json j = {{"width", width}, {"height", height}, {"generations", o.generations},
+                          {"populations", nlohmann::json::array()}};
+      for (const auto& u : universes) j["populations"].push_back(u.populations);
+      text = j.dump(1) + "\n";
+    } else {
+      text = "generation";
+      for (std::size_t i = 0; i < universes.size(); ++i) text += fmt::format(",universe{}", i);
+      text += '\n';
+      for (std::uint64_t g = 0; g <= o.generations; ++g) {
+        text += std::to_string(g);
+        for (const auto& u : universes) text += fmt::format(",{}", u.populations[g]);
+        text += '\n';
+      }
+    }
+    if (o.population_path == "-")
+      fmt::print("{}", text);
+    else
+      io::write_file_atomically(o.population_path, text, o.force ? io::Overwrite::allow : io::Overwrite::refuse);
+  }
+  if (!o.json_path.empty()) {
+    nlohmann::json j = {{"tool", "life"},
+                        {"width", width},
+                        {"height", height},
+                        {"generations", o.generations},
+                        {"universes", universes.size()},
+                        {"backend", use_gpu ? "gpu" : "host"},
+                        {"kernel", use_gpu ? std::string(to_string(*kernel)) : "host"},
+                        {"device", use_gpu ? gpu->name() : std::string("none")},
+                        {"host", report::describe_host()},
+                        {"stepping_ms", compute_ms},
+                        {"output_ms", output_ms},
+                        {"cell_updates_per_s", updates / (compute_ms / 1e3)},
+                        {"final_populations", nlohmann::json::array()}};
+    for (const auto& u : universes) j["final_populations"].push_back(u.populations.back());
+    io::write_file_atomically(o.json_path, j.dump(2) + "\n", o.force ? io::Overwrite::allow : io::Overwrite::refuse);
+  }
+  return 0;
+}
+
+Command add_life(CLI::App& parent) {
+  auto* sub = parent.add_subcommand(
+      "life",
+      "Conway's Game of Life (B3/S23) on a torus. Start from a random board (--density, --seed) "
+      "or a pattern file (.rle or .cells) placed at --offset; run on the GPU with the global-memory, "
+      "shared-memory or bit-packed kernel, several --universes at once on their own streams, or on "
+      "the host without a GPU. Writes populations per generation, numbered PNG frames, or draws "
+      "live on the terminal.");
+  auto o = std::make_shared<LifeOptions>();
+  sub->add_option("--size", o->size, "board size WxH in cells")->capture_default_str();
+  sub->add_option("-g,--generations", o->generations, "generations to run")->capture_default_str()
+      ->check(CLI::Range(std::uint64_t{0}, std::uint64_t{1} << 40));
+  sub->add_option("-k,--kernel", o->kernel, "GPU kernel: global, shared or bitpacked")->capture_default_str();
+  sub->add_option("--backend", o->backend, "auto (GPU if present), gpu, or host")->capture_default_str();
+  sub->add_option("-u,--universes", o->universes, "independent universes run at once (seeds seed, seed+1, ...)")
+      ->capture_default_str()->check(CLI::Range(1, 1024));
+  auto* density = sub->add_option("--density", o->density, "fraction of live cells in the random fill (0 to 1)")
+      ->capture_default_str()->check(CLI::Range(0.0, 1.0));
+  sub->add_option("--seed", o->seed, "random seed of the first universe")->capture_default_str();
+  sub->add_option("-p,--pattern", o->pattern, "pattern file (.rle or .cells); the background is empty unless --density is given")
+      ->check(CLI::ExistingFile);
+  sub->add_option("--offset", o->offset, "X,Y of the pattern's top-left cell (default: centred)");
+  sub->add_option("--population", o->population_path, "write the population of every generation: FILE.csv, FILE.json, or - for stdout");
+  sub->add_option("--snapshot-every", o->snapshot_every, "write a PNG of every universe each K generations (animation frames)");
+  sub->add_option("-o,--output-dir", o->output_dir, "directory for the PNG frames (life-u<U>-g<GEN>.png)");
+  sub->add_option("--scale", o->scale, "pixels per cell in the PNG frames")->capture_default_str()->check(CLI::Range(1u, 64u));
+  sub->add_flag("--force", o->force, "overwrite existing output files");
+  sub->add_flag("--live", o->live, "draw universe 0 on the terminal after every generation");
+  sub->add_option("--fps", o->fps, "frames per second of --live")->capture_default_str()->check(CLI::Range(0.1, 1000.0));
+  sub->add_option("-d,--device", o->device, "GPU index")->capture_default_str()->check(CLI::NonNegativeNumber);
+  sub->add_option("--rows-per-thread", o->rows_per_thread, "bit-packed kernel: rows each thread walks (4, 8, 16, 32; default: by size)")
+      ->check(CLI::IsMember({0u, 4u, 8u, 16u, 32u}));
+  sub->add_option("--json", o->json_path, "also write a summary as JSON to FILE");
+  return {sub, [o, density] {
+            o->density_given = density->count() > 0;
+            return run_life(*o);
+          }};
+}
+
+}  // namespace
+
+STREAMPIPE_COMMAND(add_life);
+
+}  // namespace streampipe::cli
