@@ -1,0 +1,215 @@
+// `streampipe mandelbrot`: a PNG of the Mandelbrot set computed on the GPU in float or
+// double (or on the host without a GPU), checked against the host double reference: the
+// number of differing pixels is reported, and how many of them lie on escape boundaries.
+
+#include "commands.hpp"
+
+#include "streampipe/cuda/device.hpp"
+#include "streampipe/cuda/device_buffer.hpp"
+#include "streampipe/cuda/event.hpp"
+#include "streampipe/io/atomic_file.hpp"
+#include "streampipe/io/image.hpp"
+#include "streampipe/report/host_info.hpp"
+#include "streampipe/tools/mandelbrot.hpp"
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <chrono>
+#include <filesystem>
+#include <memory>
+#include <sstream>
+
+namespace streampipe::cli {
+namespace {
+
+namespace fs = std::filesystem;
+using namespace streampipe::tools::mandelbrot;
+
+struct MandelbrotOptions {
+  std::string output = "mandelbrot.png";
+  std::string size = "1920x1080";
+  std::string region;  // x0,x1,y0,y1
+  std::string center;  // cx,cy
+  double width = 0;    // with --center
+  std::uint32_t iterations = 1000;
+  std::string precision = "double";
+  std::string backend = "auto";
+  bool verify = true;
+  bool force = false;
+  int device = 0;
+  std::string json_path;
+};
+
+std::vector<double> parse_numbers(const std::string& text, std::size_t count, const char* what) {
+  std::vector<double> v;
+  std::stringstream in(text);
+  for (std::string item; std::getline(in, item, ',');) {
+    std::size_t used = 0;
+    double d = 0;
+    try {
+      d = std::stod(item, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (used == 0 || used != item.size())
+      throw UsageError(fmt::format("{} '{}': '{}' is not a number", what, text, item));
+    v.push_back(d);
+  }
+  if (v.size() != count) throw UsageError(fmt::format("{} '{}' needs {} comma-separated numbers", what, text, count));
+  return v;
+}
+
+int run_mandelbrot(const MandelbrotOptions& o) {
+  Params p;
+  {
+    const auto x = o.size.find('x');
+    const auto digits = [](const std::string& s) {
+      return !s.empty() && s.size() <= 6 && s.find_first_not_of("0123456789") == std::string::npos;
+    };
+    if (x == std::string::npos || !digits(o.size.substr(0, x)) || !digits(o.size.substr(x + 1)))
+      throw UsageError(fmt::format("--size '{}' is not of the form WxH (at most 999999 each)", o.size));
+    p.width = static_cast<std::uint32_t>(std::stoul(o.size.substr(0, x)));
+    p.height = static_cast<std::uint32_t>(std::stoul(o.size.substr(x + 1)));
+  }
+  p.max_iterations = o.iterations;
+  if (!o.region.empty() && !o.center.empty()) throw UsageError("give either --region or --center, not both");
+  if (!o.region.empty()) {
+    const auto r = parse_numbers(o.region, 4, "--region");
+    p.region = Region{r[0], r[1], r[2], r[3]};
+  } else if (!o.center.empty()) {
+    const auto c = parse_numbers(o.center, 2, "--center");
+    const double w = o.width > 0 ? o.width : 3.5;
+    try {
+      p.region = Region::centered(c[0], c[1], w, std::max(p.width, 1u), std::max(p.height, 1u));
+    } catch (const std::invalid_argument& e) {
+      throw UsageError(e.what());
+    }
+  } else {
+    p.region = Region::centered(-0.75, 0.0, 3.5, std::max(p.width, 1u), std::max(p.height, 1u));
+  }
+  try {
+    p.validate();
+  } catch (const std::invalid_argument& e) {
+    throw UsageError(e.what());
+  }
+  const auto precision = parse_precision(o.precision);
+  if (!precision) throw UsageError(fmt::format("--precision '{}' is not float or double", o.precision));
+  if (!o.output.empty() && !o.force && fs::exists(o.output))
+    throw UsageError(fmt::format("{} exists (use --force to overwrite)", o.output));
+  if (!o.json_path.empty() && !o.force && fs::exists(o.json_path))
+    throw UsageError(fmt::format("{} exists (use --force to overwrite)", o.json_path));
+
+  bool use_gpu = false;
+  if (o.backend == "gpu") {
+    if (Device::count() == 0)
+      throw UsageError(fmt::format("--backend gpu: no usable GPU ({})", Device::unavailable_reason().value_or("?")));
+    use_gpu = true;
+  } else if (o.backend == "auto") {
+    use_gpu = Device::count() > 0;
+  } else if (o.backend != "host") {
+    throw UsageError(fmt::format("--backend '{}' is not one of auto, gpu, host", o.backend));
+  }
+  if (use_gpu && o.device >= Device::count())
+    throw UsageError(fmt::format("--device {}: this machine has {} GPU(s)", o.device, Device::count()));
+
+  std::vector<std::uint32_t> counts;
+  double compute_ms = 0;
+  std::string where = "host backend";
+  if (use_gpu) {
+    const Device gpu(o.device);
+    where = fmt::format("GPU {} ({})", gpu.index(), gpu.name());
+    Stream stream(gpu);
+    DeviceBuffer<std::uint32_t> d(gpu, p.pixels());
+    SP_CUDA_CHECK(cudaMemsetAsync(d.data(), 0xff, d.bytes(), stream.handle()));
+    Event start(gpu), stop(gpu);
+    start.record(stream.ref());
+    compute_device(stream.ref(), p, *precision, d.data());
+    stop.record(stream.ref());
+    counts.resize(p.pixels());
+    SP_CUDA_CHECK(cudaMemcpyAsync(counts.data(), d.data(), d.bytes(), cudaMemcpyDeviceToHost, stream.handle()));
+    stream.synchronize();
+    compute_ms = elapsed(start, stop).count();
+  } else {
+    const auto t0 = std::chrono::steady_clock::now();
+    counts = compute_host(p, *precision);
+    compute_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  }
+  std::uint64_t total_iterations = 0;
+  for (const auto c : counts) total_iterations += c;
+
+  fmt::print("mandelbrot {}x{}, region x [{}, {}] y [{}, {}], {} iterations, {} on {}\n", p.width, p.height,
+             p.region.x0, p.region.x1, p.region.y0, p.region.y1, p.max_iterations, to_string(*precision), where);
+  fmt::print("  {:.2f} ms, {:.3g} pixel-iterations/s ({:.3g} pixels x max iterations / s)\n", compute_ms,
+             static_cast<double>(total_iterations) / (compute_ms / 1e3),
+             static_cast<double>(p.pixels()) * p.max_iterations / (compute_ms / 1e3));
+
+  nlohmann::json j = {{"tool", "mandelbrot"},
+                      {"width", p.width},
+                      {"height", p.height},
+                      {"region", {p.region.x0, p.region.x1, p.region.y0, p.region.y1}},
+                      {"iterations", p.max_iterations},
+                      {"precision", to_string(*precision)},
+                      {"backend", use_gpu ? "gpu" : "host"},
+                      {"device", use_gpu ? Device(o.device).name() : std::string("none")},
+                      {"host", report::describe_host()},
+                      {"compute_ms", compute_ms},
+                      {"iterations_total", total_iterations}};
+  int status = 0;
+  if (o.verify) {
+    const auto reference = (!use_gpu && *precision == Precision::double_) ? counts : compute_host(p, Precision::double_);
+    const Comparison c = compare(reference, counts, p.width, p.height);
+    fmt::print("  against the host double reference: {} pixel(s) differ ({:.4f}%), {} of them on escape boundaries, "
+               "largest difference {} iterations\n",
+               c.differing, 100.0 * static_cast<double>(c.differing) / static_cast<double>(p.pixels()),
+               c.differing_boundary, c.max_difference);
+    j["differing_pixels"] = c.differing;
+    j["differing_boundary_pixels"] = c.differing_boundary;
+    j["max_difference"] = c.max_difference;
+    // Double must match exactly (same IEEE operations on both sides); a difference there
+    // is a failure in the work.
+    if (*precision == Precision::double_ && c.differing > 0) {
+      fmt::print(stderr, "streampipe: double-precision result differs from the reference\n");
+      status = 1;
+    }
+  }
+  if (!o.output.empty()) {
+    io::write_image(o.output, colorize(counts, p.width, p.height, p.max_iterations), io::ImageFormat::png, 90,
+                    o.force ? io::Overwrite::allow : io::Overwrite::refuse);
+    fmt::print("  wrote {}\n", o.output);
+  }
+  if (!o.json_path.empty())
+    io::write_file_atomically(o.json_path, j.dump(2) + "\n", o.force ? io::Overwrite::allow : io::Overwrite::refuse);
+  return status;
+}
+
+Command add_mandelbrot(CLI::App& parent) {
+  auto* sub = parent.add_subcommand(
+      "mandelbrot",
+      "Render the Mandelbrot set to a PNG with a colour map. Region by corners (--region x0,x1,y0,y1) "
+      "or centre and width (--center cx,cy --width W); float or double kernels on the GPU, or the host "
+      "without one. The result is checked against a host double-precision reference: double must "
+      "agree exactly; for float the differing pixels are counted (expected on escape boundaries).");
+  auto o = std::make_shared<MandelbrotOptions>();
+  sub->add_option("-o,--output", o->output, "PNG file to write (empty: none)")->capture_default_str();
+  sub->add_option("--size", o->size, "image size WxH in pixels")->capture_default_str();
+  sub->add_option("--region", o->region, "x0,x1,y0,y1: real and imaginary ranges");
+  sub->add_option("--center", o->center, "cx,cy: the centre of the view (default -0.75,0)");
+  sub->add_option("--width", o->width, "width of the view in the complex plane, with --center (default 3.5)")
+      ->check(CLI::PositiveNumber);
+  sub->add_option("-i,--iterations", o->iterations, "maximum iterations per pixel")->capture_default_str()
+      ->check(CLI::Range(1u, 100000000u));
+  sub->add_option("--precision", o->precision, "float or double")->capture_default_str();
+  sub->add_option("--backend", o->backend, "auto (GPU if present), gpu, or host")->capture_default_str();
+  sub->add_flag("!--no-verify", o->verify, "skip the comparison with the host double reference");
+  sub->add_flag("--force", o->force, "overwrite existing output files");
+  sub->add_option("-d,--device", o->device, "GPU index")->capture_default_str()->check(CLI::NonNegativeNumber);
+  sub->add_option("--json", o->json_path, "also write the figures as JSON to FILE");
+  return {sub, [o] { return run_mandelbrot(*o); }};
+}
+
+}  // namespace
+
+STREAMPIPE_COMMAND(add_mandelbrot);
+
+}  // namespace streampipe::cli
