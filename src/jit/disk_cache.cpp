@@ -10,7 +10,9 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <chrono>
 #include <map>
+#include <mutex>
 #include <set>
 #include <sstream>
 
@@ -27,15 +29,6 @@ std::optional<std::string> read_file(const fs::path& path) {
   s << in.rdbuf();
   if (in.bad()) return std::nullopt;
   return std::move(s).str();
-}
-
-// Hash of a header file on disk (and its contents when they must be scanned for includes).
-std::optional<std::pair<std::string, std::string>> header_on_disk(const fs::path& path) {
-  std::error_code ec;
-  if (!fs::is_regular_file(path, ec)) return std::nullopt;
-  auto contents = read_file(path);
-  if (!contents) return std::nullopt;
-  return std::make_pair(Sha256::hex(Sha256::of(*contents)), std::move(*contents));
 }
 
 // The #include targets of a source, in order: (name, angle-bracketed).
@@ -57,6 +50,47 @@ std::vector<std::pair<std::string, bool>> includes_of(const std::string& text) {
     out.emplace_back(line.substr(i + 1, end - i - 1), open == '<');
   }
   return out;
+}
+
+
+struct DiskHeader {
+  std::string hash;
+  std::vector<std::pair<std::string, bool>> includes;
+};
+
+// Headers on disk are remembered per process by path, size and modification time, so a
+// warm load with a large include tree (CCCL) does not re-read and re-hash it. Like git's
+// "racily clean" rule, a file modified within two seconds of being hashed is never trusted
+// from the memo: timestamps are coarse, and an edit in the same tick must not be missed.
+std::optional<DiskHeader> header_on_disk(const fs::path& path) {
+  struct Entry {
+    std::uintmax_t size = 0;
+    fs::file_time_type mtime;
+    fs::file_time_type hashed_at;
+    DiskHeader header;
+  };
+  static std::mutex mutex;
+  static std::map<std::string, Entry>* memo = new std::map<std::string, Entry>;  // never destroyed
+  std::error_code ec;
+  if (!fs::is_regular_file(path, ec)) return std::nullopt;
+  const auto size = fs::file_size(path, ec);
+  if (ec) return std::nullopt;
+  const auto mtime = fs::last_write_time(path, ec);
+  if (ec) return std::nullopt;
+  const std::string key = path.string();
+  {
+    const std::lock_guard lock(mutex);
+    if (const auto it = memo->find(key); it != memo->end() && it->second.size == size && it->second.mtime == mtime &&
+                                         mtime + std::chrono::seconds(2) < it->second.hashed_at)
+      return it->second.header;
+  }
+  const auto hashed_at = fs::file_time_type::clock::now();
+  auto contents = read_file(path);
+  if (!contents) return std::nullopt;
+  DiskHeader header{Sha256::hex(Sha256::of(*contents)), includes_of(*contents)};
+  const std::lock_guard lock(mutex);
+  (*memo)[key] = Entry{size, mtime, hashed_at, header};
+  return header;
 }
 
 class Writer {
@@ -137,17 +171,17 @@ CacheKey cache_key(const Program& program, const std::string& arch) {
   std::set<std::string> seen;
   std::vector<std::string> disk_lines;
   struct Pending {
-    std::string text;
+    std::vector<std::pair<std::string, bool>> includes;
     fs::path dir;  // the including file's directory; empty for the source and in-memory headers
   };
-  std::vector<Pending> work{{program.source(), {}}};
+  std::vector<Pending> work{{includes_of(program.source()), {}}};
   std::set<std::string> scanned_memory;
   while (!work.empty()) {
     Pending p = std::move(work.back());
     work.pop_back();
-    for (const auto& [name, angle] : includes_of(p.text)) {
+    for (const auto& [name, angle] : p.includes) {
       if (const auto it = in_memory.find(name); it != in_memory.end()) {
-        if (scanned_memory.insert(name).second) work.push_back({it->second->contents, {}});
+        if (scanned_memory.insert(name).second) work.push_back({includes_of(it->second->contents), {}});
         continue;
       }
       std::vector<fs::path> candidates;
@@ -163,8 +197,8 @@ CacheKey cache_key(const Program& program, const std::string& arch) {
         auto header = header_on_disk(c);
         if (!header) continue;
         seen.insert(key);
-        disk_lines.push_back(fmt::format("{} sha256:{}", key, header->first));
-        work.push_back({std::move(header->second), c.parent_path()});
+        disk_lines.push_back(fmt::format("{} sha256:{}", key, header->hash));
+        work.push_back({std::move(header->includes), c.parent_path()});
         found = true;
         break;
       }

@@ -6,6 +6,7 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -123,6 +124,27 @@ TEST(CacheKey, FollowsHeadersOnDiskRecursively) {
   Program q("k.cu", "#include \"mem.h\"\n");
   q.header("mem.h", "#include \"top.h\"\n").include_dir((dir.path() / "inc").string());
   EXPECT_NE(cache_key(q, "sm_90").material.find("leaf.h sha256:"), std::string::npos);
+}
+
+TEST(CacheKey, RemembersOldHeadersButSeesEveryEdit) {
+  TempDir dir;
+  const fs::path h = dir.path() / "old.h";
+  write(h, "#define V 1\n");
+  const auto past = fs::file_time_type::clock::now() - std::chrono::hours(1);
+  fs::last_write_time(h, past);
+  Program p("k.cu", "#include \"old.h\"\n");
+  p.include_dir(dir.path().string());
+  const std::string k1 = cache_key(p, "sm_90").hex;
+  EXPECT_EQ(cache_key(p, "sm_90").hex, k1);
+  // Same size, an older file time than before: a different file as far as the memo knows.
+  write(h, "#define V 2\n");
+  fs::last_write_time(h, past - std::chrono::minutes(1));
+  EXPECT_NE(cache_key(p, "sm_90").hex, k1);
+  // Edited just now, same size: never trusted from the memo.
+  write(h, "#define V 3\n");
+  const std::string k3 = cache_key(p, "sm_90").hex;
+  write(h, "#define V 4\n");
+  EXPECT_NE(cache_key(p, "sm_90").hex, k3);
 }
 
 TEST(DiskCache, MissThenHitReturnsTheSameResult) {
