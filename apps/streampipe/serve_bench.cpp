@@ -43,6 +43,7 @@ using namespace streampipe::batching;
 struct ServeOptions {
   std::string layers = "4096,4096,4096,4096,4096";
   std::vector<int> concurrency = {1, 2, 4, 8, 16, 32, 64, 128, 256};
+  std::vector<double> rates;  // open loop instead of the concurrency sweep when given
   std::vector<std::string> modes = {"none", "dynamic", "graphs"};
   int max_batch = 256;
   std::vector<int> preferred;
@@ -98,7 +99,9 @@ std::string ms(double v) { return fmt::format("{:.3f}", v); }
 
 struct PointResult {
   std::string mode;
-  int clients = 0;
+  int clients = 0;     // closed loop
+  double rate = 0;     // open loop: offered requests/s
+  std::size_t dropped = 0, rejected = 0;  // open loop
   report::Summary qps, latency;
   report::LatencySummary server;
   serve::LoadResult load;
@@ -108,6 +111,9 @@ int run_serve_bench(const ServeOptions& so, const BenchOptions& bo) {
   const auto sizes = parse_layers(so.layers);
   for (const int c : so.concurrency)
     if (c < 1 || c > 4096) throw UsageError(fmt::format("--concurrency {}: must be in [1, 4096]", c));
+  for (const double r : so.rates)
+    if (!(r >= 1 && r <= 1e8)) throw UsageError(fmt::format("--rate {}: must be in [1, 1e8] requests/s", r));
+  const bool open_loop = !so.rates.empty();
   if (so.sync != "spin" && so.sync != "blocking") throw UsageError(fmt::format("--sync '{}': spin or blocking", so.sync));
   std::vector<ModeSpec> modes;
   for (const auto& m : so.modes) {
@@ -125,7 +131,7 @@ int run_serve_bench(const ServeOptions& so, const BenchOptions& bo) {
     throw UsageError(e.what());
   }
   const int max_clients = *std::max_element(so.concurrency.begin(), so.concurrency.end());
-  if (so.queue < max_clients)
+  if (!open_loop && so.queue < max_clients)
     throw UsageError(fmt::format("--queue {} is smaller than {} clients: closed-loop clients would be rejected",
                                  so.queue, max_clients));
 
@@ -149,6 +155,11 @@ int run_serve_bench(const ServeOptions& so, const BenchOptions& bo) {
   }
   if (!gpu) std::erase_if(modes, [](const ModeSpec& m) { return m.graphs; });  // no graphs on the host
 
+  if (gpu)
+    for (const std::size_t size : sizes)
+      if (size % 8 != 0)
+        throw UsageError(fmt::format("--layers {}: {} is not a multiple of 8 (bf16 tensor-core GEMMs need 16-byte rows)",
+                                     so.layers, size));
   const auto weights = make_mlp_weights(sizes, so.seed);
   const std::size_t in_size = weights.input_size(), out_size = weights.output_size();
   const std::string model_name = fmt::format("MLP {} (bf16, fp32 accumulate)", so.layers);
@@ -177,7 +188,7 @@ int run_serve_bench(const ServeOptions& so, const BenchOptions& bo) {
   out["config"] = {{"max_batch", so.max_batch},   {"preferred", so.preferred}, {"max_queue_delay_us", so.max_delay_us},
                    {"lanes", so.lanes},           {"queue", so.queue},         {"sync", so.sync},
                    {"window_ms", so.window_ms},   {"windows", bo.runs},        {"warmup_windows", bo.warmup},
-                   {"concurrency", so.concurrency}};
+                   {"concurrency", so.concurrency}, {"open_loop_rates", so.rates}};
   std::string device_name = "host";
 
 #if defined(STREAMPIPE_HAVE_CUBLAS)
@@ -216,20 +227,32 @@ int run_serve_bench(const ServeOptions& so, const BenchOptions& bo) {
     o.max_queue_size = static_cast<std::size_t>(so.queue);
     o.record_queries = true;
     DynamicBatcher batcher(*exec, o);  // prepares (captures) every bucket's plan: the warm-up of the plans
-    for (const int clients : so.concurrency) {
+    const std::size_t loads = open_loop ? so.rates.size() : so.concurrency.size();
+    for (std::size_t li = 0; li < loads; ++li) {
       serve::LoadOptions lo;
-      lo.clients = clients;
       lo.window_ms = so.window_ms;
       lo.warmup_windows = bo.warmup;
       lo.windows = bo.runs;
       PointResult p;
       p.mode = mode.key;
-      p.clients = clients;
-      p.load = serve::run_closed_loop(batcher, pool, lo);
+      if (open_loop) {
+        p.rate = so.rates[li];
+        const std::size_t slots = static_cast<std::size_t>(so.queue) + lanes * o.policy.max_batch_size;
+        auto r = serve::run_open_loop(batcher, pool, p.rate, slots, lo);
+        p.load = std::move(r.load);
+        p.dropped = r.dropped;
+        p.rejected = r.rejected;
+      } else {
+        p.clients = so.concurrency[li];
+        lo.clients = p.clients;
+        p.load = serve::run_closed_loop(batcher, pool, lo);
+      }
+      const std::string load_label = open_loop ? fmt::format("{:.0f} req/s offered", p.rate)
+                                               : fmt::format("{} clients", p.clients);
       p.qps = report::summarize(p.load.window_qps);
       p.latency = report::summarize(p.load.latency_ms);
       report::LatencyRun run;
-      run.name = fmt::format("{} | {} | {} clients", model_name, mode.label, clients);
+      run.name = fmt::format("{} | {} | {}", model_name, mode.label, load_label);
       run.device = device_name;
       run.sync = exec->sync_mode();
       run.limits.warmup_ms = so.window_ms * bo.warmup;
@@ -243,36 +266,44 @@ int run_serve_bench(const ServeOptions& so, const BenchOptions& bo) {
       if (so.report) fmt::print("{}", report::format_report(run, p.server));
       if (!so.report_json.empty()) report_runs.push_back(report::report_json(run, p.server));
       if (p.load.errors > 0 || p.load.mismatched > 0 || p.load.verified == 0) verification_failed = true;
-      fmt::print("  {:<8} {:>4} clients: {:>10.0f} req/s, p50 {} ms, p99 {} ms, mean batch {:.1f}, verified {}/{}{}\n",
-                 mode.key, clients, p.qps.median, ms(p.latency.median), ms(p.latency.p99), p.server.mean_batch,
+      fmt::print("  {:<8} {:>20}: {:>10.0f} req/s, p50 {} ms, p99 {} ms, mean batch {:.1f}, verified {}/{}{}{}\n",
+                 mode.key, load_label, p.qps.median, ms(p.latency.median), ms(p.latency.p99), p.server.mean_batch,
                  p.load.verified - p.load.mismatched, p.load.verified,
-                 p.load.errors > 0 ? fmt::format(", {} errors: {}", p.load.errors, p.load.first_error) : "");
+                 p.load.errors > 0 ? fmt::format(", {} errors: {}", p.load.errors, p.load.first_error) : "",
+                 open_loop ? fmt::format(", {} rejected (queue full), {} dropped (client out of buffers)", p.rejected,
+                                         p.dropped)
+                           : "");
       points.push_back(std::move(p));
     }
     batcher.shutdown();
   }
 
   // The table.
-  report::Table table({"mode", "clients", "req/s", "min", "max", "p50 ms", "p90 ms", "p99 ms", "mean batch",
+  report::Table table({"mode", open_loop ? "offered/s" : "clients", "req/s", "min", "max", "p50 ms", "p90 ms", "p99 ms", "mean batch",
                        "enqueue us", "compute us", "verified"},
                       {report::Align::left, report::Align::right, report::Align::right, report::Align::right,
                        report::Align::right, report::Align::right, report::Align::right, report::Align::right,
                        report::Align::right, report::Align::right, report::Align::right, report::Align::right});
   for (const auto& p : points)
-    table.add_row({p.mode, std::to_string(p.clients), fmt::format("{:.0f}", p.qps.median), fmt::format("{:.0f}", p.qps.min),
+    table.add_row({p.mode, open_loop ? fmt::format("{:.0f}", p.rate) : std::to_string(p.clients), fmt::format("{:.0f}", p.qps.median), fmt::format("{:.0f}", p.qps.min),
                    fmt::format("{:.0f}", p.qps.max), ms(p.latency.median), ms(p.latency.p90), ms(p.latency.p99),
                    fmt::format("{:.1f}", p.server.mean_batch),
                    p.server.enqueue.count ? fmt::format("{:.1f}", p.server.enqueue.median * 1e3) : "-",
                    p.server.compute.count ? fmt::format("{:.1f}", p.server.compute.median * 1e3) : "-",
                    fmt::format("{}/{}", p.load.verified - p.load.mismatched, p.load.verified)});
-  fmt::print("\n{}", table.str(fmt::format("{} on {}: closed loop, req/s = median of {} windows of {} ms (min, max); "
-                                           "latency as the clients see it",
-                                           model_name, device_name, bo.runs, so.window_ms)));
+  fmt::print("\n{}", table.str(fmt::format("{} on {}: {}, req/s = median of {} windows of {} ms (min, max); "
+                                           "latency {}",
+                                           model_name, device_name, open_loop ? "open loop" : "closed loop", bo.runs,
+                                           so.window_ms,
+                                           open_loop ? "from submit to completion in the batcher" : "as the clients see it")));
 
   nlohmann::json jpoints = nlohmann::json::array();
   for (const auto& p : points)
     jpoints.push_back({{"mode", p.mode},
                        {"clients", p.clients},
+                       {"offered_rps", p.rate},
+                       {"rejected_queue_full", p.rejected},
+                       {"dropped_client_overload", p.dropped},
                        {"throughput_rps", p.qps},
                        {"latency_ms", p.latency},
                        {"server", p.server},
@@ -301,7 +332,7 @@ int run_serve_bench(const ServeOptions& so, const BenchOptions& bo) {
     for (const auto* p : best_batched)
       if (p->latency.p99 <= 2 * single_p99 && p->qps.median > batched_best) {
         batched_best = p->qps.median;
-        at_clients = p->clients;
+        at_clients = open_loop ? static_cast<int>(p->rate) : p->clients;
       }
     const double speedup = none_best > 0 ? batched_best / none_best : 0;
     targets["batching_speedup"] = {{"value", speedup},
@@ -311,7 +342,7 @@ int run_serve_bench(const ServeOptions& so, const BenchOptions& bo) {
                                    {"unbatched_best_rps", none_best},
                                    {"batched_best_rps_within_2x_p99", batched_best},
                                    {"at_clients", at_clients}};
-    fmt::print("target: dynamic batching {:.1f}x the requests/s of one at a time ({:.0f} vs {:.0f} req/s, at {} clients "
+    fmt::print("target: dynamic batching {:.1f}x the requests/s of one at a time ({:.0f} vs {:.0f} req/s, at load {} "
                "with p99 <= 2 x {} ms) -> {} (>= 10x)\n",
                speedup, batched_best, none_best, at_clients, ms(single_p99), speedup >= 10 ? "met" : "NOT met");
   }
@@ -377,7 +408,8 @@ int run_serve_bench(const ServeOptions& so, const BenchOptions& bo) {
     for (const auto& mode : modes) {
       serve::PlotSeries s{mode.label, {}};
       for (const auto& p : points)
-        if (p.mode == mode.key) s.points.push_back({p.latency.p99, p.qps.median, p.clients});
+        if (p.mode == mode.key)
+          s.points.push_back({p.latency.p99, p.qps.median, open_loop ? static_cast<int>(p.rate) : p.clients});
       series.push_back(std::move(s));
     }
     io::write_file_atomically(so.svg_path,
@@ -399,6 +431,9 @@ Command add_serve(CLI::App& parent, const char* name, const char* help) {
       ->capture_default_str();
   sub->add_option("--concurrency", so->concurrency, "closed-loop client counts to sweep")
       ->delimiter(',')->capture_default_str();
+  sub->add_option("--rate", so->rates, "open loop: sweep these offered request rates (per second) instead of "
+                                      "--concurrency")
+      ->delimiter(',');
   sub->add_option("--modes", so->modes, "none (one at a time), dynamic (batching, plain launches), graphs (batching, "
                                         "a CUDA graph per bucket)")
       ->delimiter(',')->capture_default_str();

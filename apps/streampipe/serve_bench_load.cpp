@@ -76,3 +76,101 @@ LoadResult run_closed_loop(batching::DynamicBatcher& batcher, const InputPool& p
 }
 
 }  // namespace streampipe::cli::serve
+
+#include <condition_variable>
+#include <deque>
+#include <future>
+
+namespace streampipe::cli::serve {
+
+OpenLoopResult run_open_loop(batching::DynamicBatcher& batcher, const InputPool& pool, double rate, std::size_t slots,
+                             const LoadOptions& o) {
+  using Ms = std::chrono::duration<double, std::milli>;
+  const auto window = std::chrono::duration_cast<Clock::duration>(Ms(o.window_ms));
+  const auto interval = std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(1.0 / rate));
+  const auto start = Clock::now() + std::chrono::milliseconds(10);
+  OpenLoopResult result;
+  LoadResult& load = result.load;
+  load.measure_begin = start + window * o.warmup_windows;
+  load.measure_end = load.measure_begin + window * o.windows;
+  const std::size_t out_size = pool.expected.front().size();
+  std::vector<std::vector<float>> outputs(slots, std::vector<float>(out_size));
+
+  struct InFlight {
+    std::size_t index, slot, row;
+    std::future<batching::RequestResult> future;
+  };
+  std::mutex mu;
+  std::condition_variable cv;
+  std::deque<InFlight> in_flight;
+  bool done = false;
+  std::atomic<std::size_t> collected{0};
+  std::vector<std::size_t> per_window(static_cast<std::size_t>(o.windows), 0);
+
+  std::thread collector([&] {
+    for (;;) {
+      InFlight f;
+      {
+        std::unique_lock lock(mu);
+        cv.wait(lock, [&] { return !in_flight.empty() || done; });
+        if (in_flight.empty()) return;
+        f = std::move(in_flight.front());
+        in_flight.pop_front();
+      }
+      const auto r = f.future.get();
+      ++load.completed;
+      if (r.status == batching::RequestStatus::queue_full) {
+        ++result.rejected;
+      } else if (!r.ok()) {
+        if (load.errors++ == 0) load.first_error = r.error;
+      } else {
+        if (r.completed >= load.measure_begin && r.completed < load.measure_end) {
+          const auto w = static_cast<std::size_t>((r.completed - load.measure_begin) / window);
+          if (w < per_window.size()) ++per_window[w];
+          if (r.submitted >= load.measure_begin) load.latency_ms.push_back(Ms(r.completed - r.submitted).count());
+        }
+        if (f.index % o.verify_every == 0) {
+          double e = 0;
+          ++load.verified;
+          if (!batching::mlp_output_matches(outputs[f.slot], pool.expected[f.row], 0.03, &e)) ++load.mismatched;
+          load.worst_error = std::max(load.worst_error, e);
+        }
+      }
+      collected.fetch_add(1, std::memory_order_release);
+    }
+  });
+
+  std::size_t index = 0;
+  for (auto due = start; due < load.measure_end; due += interval, ++index) {
+    const auto now = Clock::now();
+    if (due - now > std::chrono::microseconds(200)) std::this_thread::sleep_until(due - std::chrono::microseconds(100));
+    while (Clock::now() < due) std::this_thread::yield();
+    // Slots are used in order and collected in order: slot sent % slots is free once the
+    // request `slots` earlier has been collected.
+    if (result.sent - collected.load(std::memory_order_acquire) >= slots) {
+      ++result.dropped;  // every output buffer is in flight: the client cannot keep the schedule
+      continue;
+    }
+    const std::size_t slot = result.sent % slots;
+    const std::size_t row = index % pool.rows.size();
+    auto& out = outputs[slot];
+    std::fill(out.begin(), out.end(), std::numeric_limits<float>::quiet_NaN());
+    auto future = batcher.submit(batching::Request{pool.rows[row], out});
+    ++result.sent;
+    {
+      std::lock_guard lock(mu);
+      in_flight.push_back({result.sent - 1, slot, row, std::move(future)});
+    }
+    cv.notify_one();
+  }
+  {
+    std::lock_guard lock(mu);
+    done = true;
+  }
+  cv.notify_one();
+  collector.join();
+  for (const std::size_t n : per_window) load.window_qps.push_back(static_cast<double>(n) / (o.window_ms / 1e3));
+  return result;
+}
+
+}  // namespace streampipe::cli::serve

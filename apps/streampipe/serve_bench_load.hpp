@@ -41,3 +41,21 @@ struct LoadResult {
                                          const LoadOptions& options);
 
 }  // namespace streampipe::cli::serve
+
+namespace streampipe::cli::serve {
+
+// Open loop (perf_analyzer's request-rate mode): requests are sent on a fixed schedule of
+// `rate` per second whether or not earlier ones have finished. Each in-flight request needs
+// an output buffer; with all `slots` in flight the client itself is overloaded and the
+// request is counted as dropped. Rejections by the batcher (queue_full) are counted apart:
+// under overload they are the batcher doing its job. Latency is the batcher's
+// submit-to-completion time.
+struct OpenLoopResult {
+  LoadResult load;
+  std::size_t sent = 0, dropped = 0, rejected = 0;
+};
+
+[[nodiscard]] OpenLoopResult run_open_loop(batching::DynamicBatcher& batcher, const InputPool& pool, double rate,
+                                           std::size_t slots, const LoadOptions& options);
+
+}  // namespace streampipe::cli::serve
