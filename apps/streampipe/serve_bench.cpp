@@ -62,14 +62,14 @@ struct ServeOptions {
 };
 
 struct ModeSpec {
-  std::string key, label;
+  std::string key, label, short_label;
   bool batching = false, graphs = false;
 };
 
 const ModeSpec kModes[] = {
-    {"none", "no batching (1 at a time, plain launches)", false, false},
-    {"dynamic", "dynamic batching, plain launches", true, false},
-    {"graphs", "dynamic batching, CUDA graph per bucket", true, true},
+    {"none", "no batching (1 at a time, plain launches)", "one at a time", false, false},
+    {"dynamic", "dynamic batching, plain launches", "batching", true, false},
+    {"graphs", "dynamic batching, CUDA graph per bucket", "batching + graphs", true, true},
 };
 
 std::vector<std::size_t> parse_layers(const std::string& text) {
@@ -406,7 +406,7 @@ int run_serve_bench(const ServeOptions& so, const BenchOptions& bo) {
   if (!so.svg_path.empty()) {
     std::vector<serve::PlotSeries> series;
     for (const auto& mode : modes) {
-      serve::PlotSeries s{mode.label, {}};
+      serve::PlotSeries s{mode.short_label, {}};
       for (const auto& p : points)
         if (p.mode == mode.key)
           s.points.push_back({p.latency.p99, p.qps.median, open_loop ? static_cast<int>(p.rate) : p.clients});

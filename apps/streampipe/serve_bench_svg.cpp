@@ -111,7 +111,7 @@ std::string throughput_latency_svg(const std::string& title, const std::vector<P
                        left + pw + 15, ly, left + pw + 40, color);
     svg += fmt::format("<text x=\"{}\" y=\"{}\">{}</text>\n", left + pw + 45, ly + 4, escape(series[i].name));
   }
-  svg += fmt::format("<text x=\"{}\" y=\"{}\" font-size=\"10\" fill=\"#555\">labels: concurrent clients</text>\n",
+  svg += fmt::format("<text x=\"{}\" y=\"{}\" font-size=\"10\" fill=\"#555\">point labels: load</text>\n",
                      left + pw + 15, top + 20 + 20 * static_cast<double>(series.size()));
   svg += "</svg>\n";
   return svg;

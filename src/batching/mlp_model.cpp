@@ -48,9 +48,7 @@ class MlpLane final : public ModelLane {
       const void* bias = state_->biases[i].data();
       SP_CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(desc.get(), CUBLASLT_MATMUL_DESC_BIAS_POINTER, &bias,
                                                      sizeof(bias)));
-      const cudaDataType_t bias_type = CUDA_R_16BF;
-      SP_CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(desc.get(), CUBLASLT_MATMUL_DESC_BIAS_DATA_TYPE, &bias_type,
-                                                     sizeof(bias_type)));
+      // The bias type defaults to D's (bf16), which is how the biases are stored.
       descs_.push_back(std::move(desc));
       const auto in = static_cast<std::uint64_t>(state_->sizes[i]), out = static_cast<std::uint64_t>(state_->sizes[i + 1]);
       a_layouts_.push_back(detail::make_layout(in, out, static_cast<std::int64_t>(in)));
