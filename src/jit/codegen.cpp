@@ -276,7 +276,7 @@ VectorPlan plan_vectorization(const std::vector<Param>& params, const std::strin
     } else {
       use.read = true;
     }
-    out += fmt::format("sp_v_{}[sp_k]", word);
+    out += fmt::format("sp_v_{}.e[sp_k]", word);
     pos = j;
   }
   for (std::size_t p = 0; p < params.size(); ++p)
@@ -298,12 +298,12 @@ std::string vector_step(const std::vector<Param>& params, const VectorPlan& plan
     if (!params[p].is_pointer || (!u.read && !u.written)) continue;
     const Param& a = params[p];
     const std::size_t chunks = e * a.info.size / 16;
-    s += fmt::format("      alignas(16) {} sp_v_{}[{}];\n", a.type, a.name, e);
+    // A union, not a cast of a local array: the elements and the 16-byte chunks alias legally.
+    s += fmt::format("      union {{ uint4 u[{}]; {} e[{}]; }} sp_v_{};\n", chunks, a.type, e, a.name);
     if (u.read)
       s += fmt::format(
           "#pragma unroll\n"
-          "      for (int sp_j = 0; sp_j < {}; ++sp_j)\n"
-          "        reinterpret_cast<uint4*>(sp_v_{})[sp_j] = reinterpret_cast<const uint4*>({} + sp_base)[sp_j];\n",
+          "      for (int sp_j = 0; sp_j < {}; ++sp_j) sp_v_{}.u[sp_j] = reinterpret_cast<const uint4*>({} + sp_base)[sp_j];\n",
           chunks, a.name, a.name);
   }
   s += fmt::format(
@@ -320,7 +320,7 @@ std::string vector_step(const std::vector<Param>& params, const VectorPlan& plan
     s += fmt::format(
         "#pragma unroll\n"
         "      for (int sp_j = 0; sp_j < {}; ++sp_j)\n"
-        "        reinterpret_cast<uint4*>({} + sp_base)[sp_j] = reinterpret_cast<const uint4*>(sp_v_{})[sp_j];\n",
+        "        reinterpret_cast<uint4*>({} + sp_base)[sp_j] = sp_v_{}.u[sp_j];\n",
         e * a.info.size / 16, a.name, a.name);
   }
   s += "    }\n";

@@ -149,7 +149,9 @@ Kernel::Kernel(std::shared_ptr<const detail::LoadedModule> module, void* functio
   std::vector<std::size_t> sizes;
   for (std::size_t i = 0; i < 4096; ++i) {
     std::size_t offset = 0, size = 0;
-    if (d.func_get_param_info(static_cast<CUfunction>(function_), i, &offset, &size) != CUDA_SUCCESS) break;
+    const CUresult status = d.func_get_param_info(static_cast<CUfunction>(function_), i, &offset, &size);
+    if (status == CUDA_ERROR_INVALID_VALUE) break;  // past the last parameter
+    if (status != CUDA_SUCCESS) return;             // the driver cannot tell: no checks
     sizes.push_back(size);
   }
   param_sizes_ = std::move(sizes);

@@ -61,6 +61,10 @@ std::string generate_reduction_source(const std::vector<codegen::Param>& params,
       "}}\n",
       b, options.name, decl, spec.identity, spec.map, block_reduce(b));
   if (plan.possible) {
+    // Two steps per iteration with no branch between them, so both steps' loads are in
+    // flight at once (the map writes nothing, so they may move above the first step's math).
+    const std::string step =
+        codegen::vector_step(params, plan, fmt::format("sp_acc = sp_reduce_op(sp_acc, (sp_T)({}));", plan.rewritten));
     s += fmt::format(
         "\nextern \"C\" __global__ void __launch_bounds__({0}) {1}_pass1_vec({2}) {{\n"
         "  __shared__ sp_T sp_shared[{0}];\n"
@@ -68,20 +72,28 @@ std::string generate_reduction_source(const std::vector<codegen::Param>& params,
         "  const unsigned long long sp_stride = (unsigned long long)gridDim.x * blockDim.x;\n"
         "  const unsigned long long sp_tid = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x;\n"
         "  const unsigned long long sp_steps = n / {4};\n"
-        "#pragma unroll 2\n"
-        "  for (unsigned long long sp_step = sp_tid; sp_step < sp_steps; sp_step += sp_stride) {{\n"
-        "    const unsigned long long sp_base = sp_step * {4};\n",
-        b, options.name, decl, spec.identity, plan.elements);
-    s += codegen::vector_step(params, plan, fmt::format("sp_acc = sp_reduce_op(sp_acc, (sp_T)({}));", plan.rewritten));
-    s += fmt::format(
+        "  unsigned long long sp_step = sp_tid;\n"
+        "  for (; sp_step + sp_stride < sp_steps; sp_step += 2 * sp_stride) {{\n"
+        "   {{\n"
+        "    const unsigned long long sp_base = sp_step * {4};\n"
+        "{5}"
+        "   }}\n"
+        "   {{\n"
+        "    const unsigned long long sp_base = (sp_step + sp_stride) * {4};\n"
+        "{5}"
+        "   }}\n"
         "  }}\n"
-        "  for (unsigned long long i = sp_steps * {0} + sp_tid; i < n; i += sp_stride) {{\n"
-        "    sp_acc = sp_reduce_op(sp_acc, (sp_T)({1}));\n"
+        "  if (sp_step < sp_steps) {{\n"
+        "    const unsigned long long sp_base = sp_step * {4};\n"
+        "{5}"
         "  }}\n"
-        "{2}"
+        "  for (unsigned long long i = sp_steps * {4} + sp_tid; i < n; i += sp_stride) {{\n"
+        "    sp_acc = sp_reduce_op(sp_acc, (sp_T)({6}));\n"
+        "  }}\n"
+        "{7}"
         "  if (threadIdx.x == 0) sp_partial[blockIdx.x] = sp_shared[0];\n"
         "}}\n",
-        plan.elements, spec.map, block_reduce(b));
+        b, options.name, decl, spec.identity, plan.elements, step, spec.map, block_reduce(b));
   }
   s += fmt::format(
       "\nextern \"C\" __global__ void __launch_bounds__({0}) {1}_pass2(const sp_T* sp_partial, unsigned long long sp_count, sp_T* sp_out) {{\n"

@@ -50,7 +50,7 @@ TEST(Codegen, VectorizesPlainElementwiseOperations) {
   const VectorPlan plan = plan_vectorization(p, "c[i] = a[i] + b[ i ]");
   ASSERT_TRUE(plan.possible) << plan.reason;
   EXPECT_EQ(plan.elements, 4u);
-  EXPECT_EQ(plan.rewritten, "sp_v_c[sp_k] = sp_v_a[sp_k] + sp_v_b[sp_k]");
+  EXPECT_EQ(plan.rewritten, "sp_v_c.e[sp_k] = sp_v_a.e[sp_k] + sp_v_b.e[sp_k]");
   EXPECT_TRUE(plan.uses[0].read && !plan.uses[0].written);
   EXPECT_TRUE(plan.uses[1].read && !plan.uses[1].written);
   EXPECT_TRUE(!plan.uses[2].read && plan.uses[2].written) << "an output assigned outright is never loaded";

@@ -45,7 +45,7 @@ struct VectorPlan {
   bool possible = false;
   std::string reason;             // why not, when not
   unsigned elements = 1;          // per thread per step: 16 / smallest element size
-  std::string rewritten;          // the expression with name[i] -> sp_v_name[sp_k]
+  std::string rewritten;          // the expression with name[i] -> sp_v_name.e[sp_k]
   std::vector<ArrayUse> uses;     // per parameter (scalars: unused)
 };
 
