@@ -168,6 +168,31 @@ TEST(JitModule, BadLaunchConfigurationsAreRefusedBeforeTheGpu) {
   stream.synchronize();
 }
 
+TEST(JitModule, DriverLaunchFailureIsAClearErrorAndNotSticky) {
+  SP_REQUIRE_GPU();
+  const Device gpu(0);
+  const Module m = load_module(
+      gpu, Program("bounded.cu", "extern \"C\" __global__ void __launch_bounds__(64) bounded(int* x) { x[threadIdx.x] = 1; }"),
+      memory_only());
+  const auto k = m.kernel<void(int*)>("bounded");
+  Stream stream(gpu);
+  DeviceBuffer<int> x(gpu, 128);
+  LaunchConfig over;  // more threads than the kernel's __launch_bounds__ allow
+  over.block = dim3(128, 1, 1);
+  try {
+    k.launch(stream.ref(), over, x.data());
+    FAIL() << "the driver must refuse 128 threads for a kernel bounded to 64";
+  } catch (const DriverError& e) {
+    const std::string what = e.what();
+    EXPECT_NE(what.find("cuLaunchKernel(bounded"), std::string::npos) << what;
+    EXPECT_NE(what.find("block (128,1,1)"), std::string::npos) << what;
+  }
+  LaunchConfig ok;
+  ok.block = dim3(64, 1, 1);
+  k.launch(stream.ref(), ok, x.data());
+  EXPECT_NO_THROW(stream.synchronize()) << "a refused launch leaves the context usable";
+}
+
 TEST(JitModule, CompileErrorDoesNotCrash) {
   SP_REQUIRE_GPU();
   const Device gpu(0);
