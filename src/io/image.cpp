@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <cstring>
 #include <fstream>
+#include <system_error>
 #include <limits>
 
 namespace streampipe::io {
@@ -86,7 +87,7 @@ Image read_image(const std::filesystem::path& path, const ImageReadOptions& opti
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec)) throw ImageError(name, "is a directory");
   std::ifstream in(path, std::ios::binary);
-  if (!in) throw ImageError(name, fmt::format("cannot open: {}", std::strerror(errno)));
+  if (!in) throw ImageError(name, fmt::format("cannot open: {}", std::generic_category().message(errno)));
   in.seekg(0, std::ios::end);
   const std::streamoff size = in.tellg();
   if (size < 0) throw ImageError(name, "cannot determine the file size");
