@@ -1,0 +1,25 @@
+#pragma once
+// serve-bench's compute-only figure: the MLP's forward pass at a fixed batch size, timed
+// with events (median of runs, after warm-up), as TFLOP/s to hold against the bf16 GEMM
+// peak. The outputs of the timed runs are checked against the CPU reference.
+
+#if defined(STREAMPIPE_HAVE_CUBLAS)
+#include "serve_bench_load.hpp"
+
+#include "streampipe/batching/mlp_model.hpp"
+#include "streampipe/report/statistics.hpp"
+
+namespace streampipe::cli::serve {
+
+struct MlpRate {
+  std::size_t rows = 0;
+  report::Summary tflops;
+  bool verified = false;  // every row of the last run matched the reference
+  double worst_error = 0;
+};
+
+[[nodiscard]] MlpRate measure_mlp_rate(const Device& device, batching::MlpModel& model, const InputPool& pool,
+                                       std::size_t rows, int runs);
+
+}  // namespace streampipe::cli::serve
+#endif
