@@ -6,6 +6,8 @@
 
 #include <gtest/gtest.h>
 
+#include <bit>
+
 namespace streampipe::tools::life {
 namespace {
 
@@ -56,6 +58,30 @@ TEST(LifeBitPacked, GliderCrossesWordBoundariesAndTheWrap) {
   }
   EXPECT_EQ(bitpacked::unpack_host(words, 130, 6), want);
   EXPECT_EQ(want.population(), 5u);
+}
+
+TEST(LifeBitPacked, RPentominoStabilizesAtGeneration1103WithPopulation116) {
+  // The known history (LifeWiki): the R-pentomino settles at generation 1103 with 116 cells,
+  // six of them in escaping gliders. A 1024^2 torus is wide enough that no glider wraps
+  // around before generation 1200.
+  const std::uint32_t n = 1024;
+  Board b = Board::empty(n, n);
+  for (auto [x, y] : {std::pair{513u, 511u}, {514u, 511u}, {512u, 512u}, {513u, 512u}, {513u, 513u}}) b.set(x, y, true);
+  auto words = bitpacked::pack_host(b);
+  std::vector<std::uint64_t> next;
+  const auto population = [&] {
+    std::uint64_t p = 0;
+    for (const auto w : words) p += static_cast<std::uint64_t>(std::popcount(w));
+    return p;
+  };
+  for (int g = 1; g <= 1200; ++g) {
+    bitpacked::step_host(words, next, n, n);
+    std::swap(words, next);
+    if (g == 1103) {
+      EXPECT_EQ(population(), 116u);
+    }
+  }
+  EXPECT_EQ(population(), 116u) << "still 116 at generation 1200";
 }
 
 }  // namespace

@@ -3,12 +3,15 @@
 // fill, populations, and several universes on their own streams at once.
 
 #include "streampipe/tools/life.hpp"
+#include "streampipe/tools/life_bitpacked.hpp"
 #include "streampipe/tools/life_universe.hpp"
 #include "support/gpu.hpp"
 
 #include <gtest/gtest.h>
 
+#include <bit>
 #include <memory>
+#include <optional>
 #include <vector>
 
 namespace streampipe::tools::life {
@@ -110,6 +113,42 @@ TEST(LifeGpu, ManyUniversesOnTheirOwnStreams) {
     const auto log = universes[i]->populations();
     ASSERT_EQ(log.size(), 30u);
     EXPECT_EQ(log.back(), want.population());
+  }
+}
+
+TEST(LifeGpu, RPentominoSettlesAt1103With116CellsOnEveryKernel) {
+  SP_REQUIRE_GPU();
+  const Device gpu(0);
+  Board start = Board::empty(1024, 1024);
+  for (auto [x, y] : {std::pair{513u, 511u}, {514u, 511u}, {512u, 512u}, {513u, 512u}, {513u, 513u}}) start.set(x, y, true);
+  // Every generation's population, from the host version of the bit-packed step.
+  std::vector<std::uint64_t> want;
+  {
+    auto words = bitpacked::pack_host(start);
+    std::vector<std::uint64_t> next;
+    for (int g = 0; g < 1103; ++g) {
+      bitpacked::step_host(words, next, 1024, 1024);
+      std::swap(words, next);
+      std::uint64_t p = 0;
+      for (const auto w : words) p += static_cast<std::uint64_t>(std::popcount(w));
+      want.push_back(p);
+    }
+  }
+  ASSERT_EQ(want.back(), 116u);
+  std::optional<Board> first;
+  for (const Kernel k : kKernels) {
+    DeviceUniverse u(gpu, 1024, 1024, k);
+    u.upload(start);
+    u.step(1103, true);
+    const auto log = u.populations();
+    ASSERT_EQ(log.size(), 1103u);
+    EXPECT_EQ(log.back(), 116u) << to_string(k);
+    EXPECT_EQ(log, want) << to_string(k);
+    const Board b = u.download();
+    if (!first)
+      first = b;
+    else
+      EXPECT_EQ(b, *first) << to_string(k);
   }
 }
 

@@ -12,7 +12,6 @@
 // download(), populations() and synchronize() wait for this universe's stream only.
 
 #include "streampipe/cuda/device_buffer.hpp"
-#include "streampipe/cuda/pinned_pool.hpp"
 #include "streampipe/cuda/stream.hpp"
 #include "streampipe/tools/life.hpp"
 
