@@ -62,10 +62,12 @@ __global__ void __launch_bounds__(256) bitpacked_kernel(const std::uint64_t* __r
                                                         std::uint64_t* __restrict__ out, std::uint32_t width,
                                                         std::uint32_t height, std::uint32_t nw,
                                                         std::uint32_t strips) {
-  const std::uint64_t t = std::uint64_t{blockIdx.x} * blockDim.x + threadIdx.x;
-  if (t >= std::uint64_t{nw} * strips) return;
-  const auto k = static_cast<std::uint32_t>(t % nw);
-  const auto strip = static_cast<std::uint32_t>(t / nw);
+  // 32-bit index arithmetic (the launcher checks that nw x strips fits): a 64-bit
+  // division costs a long subroutine per thread.
+  const std::uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
+  if (t >= nw * strips) return;
+  const std::uint32_t k = t % nw;
+  const std::uint32_t strip = t / nw;
   const std::uint32_t y0 = strip * Rows;
   const std::uint32_t rows = min(Rows, height - y0);
   const bitpacked::WordEdges e = bitpacked::word_edges(k, nw, width);
@@ -164,6 +166,8 @@ void step_bitpacked(StreamRef stream, const std::uint64_t* in, std::uint64_t* ou
   const std::uint32_t nw = bitpacked::words_per_row(width);
   const auto run = [&](auto kernel, unsigned rows) {
     const std::uint32_t strips = (height + rows - 1) / rows;
+    if (std::uint64_t{nw} * strips >= (std::uint64_t{1} << 32) - 256)
+      throw std::invalid_argument("board too large for the bit-packed kernel's 32-bit thread index");
     const auto cfg = LaunchConfig::for_elements(stream.device(), std::uint64_t{nw} * strips, 256);
     launch(stream, cfg, kernel, in, out, width, height, nw, strips);
   };
