@@ -258,28 +258,39 @@ struct Engine::Impl {
     const bool batchable = options.batch_items > 1 && !st->item.produce &&
                            st->item.in.size() <= options.batch_bytes;
     if (batchable) {
-      if (open_slot != nullptr && (open_slot->items.size() >= static_cast<std::size_t>(options.batch_items) ||
-                                   open_slot->in_cursor + st->item.in.size() > options.batch_bytes)) {
-        Slot* full = std::exchange(open_slot, nullptr);
-        lock.unlock();
-        dispatch(*full);
-        lock.lock();
+      // Loop because acquire_slot() and dispatch() drop the lock: another submitter may open,
+      // fill or dispatch a batch meanwhile, so every decision is re-checked under the lock.
+      for (;;) {
+        if (open_slot != nullptr) {
+          Slot& slot = *open_slot;
+          const bool fits = slot.items.size() < static_cast<std::size_t>(options.batch_items) &&
+                            slot.in_cursor + st->item.in.size() <= options.batch_bytes;
+          if (fits) {
+            st->assigned_ms = clock_ms();
+            slot.in_cursor = align_up(slot.in_cursor + st->item.in.size());
+            slot.items.push_back(std::move(st));
+            if (slot.items.size() >= static_cast<std::size_t>(options.batch_items)) {
+              open_slot = nullptr;
+              lock.unlock();
+              dispatch(slot);
+            }
+            return future;
+          }
+          Slot* full = std::exchange(open_slot, nullptr);
+          lock.unlock();
+          dispatch(*full);
+          lock.lock();
+          continue;
+        }
+        Slot* fresh = acquire_slot(lock);
+        if (fresh == nullptr) return reject_after_wait(lock, std::move(st), future);
+        if (open_slot != nullptr) {  // someone opened a batch while we waited: use theirs
+          free_slots.push_front(fresh);
+          slot_freed.notify_one();
+          continue;
+        }
+        open_slot = fresh;
       }
-      if (open_slot == nullptr) {
-        open_slot = acquire_slot(lock);
-        if (open_slot == nullptr) return reject_after_wait(lock, std::move(st), future);
-      }
-      Slot& slot = *open_slot;
-      st->assigned_ms = clock_ms();
-      st->in_offset = slot.in_cursor;
-      slot.in_cursor = align_up(slot.in_cursor + st->item.in.size());
-      slot.items.push_back(std::move(st));
-      if (slot.items.size() >= static_cast<std::size_t>(options.batch_items)) {
-        open_slot = nullptr;
-        lock.unlock();
-        dispatch(slot);
-      }
-      return future;
     }
 
     if (open_slot != nullptr) {  // keep submission order: the partial batch goes first
