@@ -1,0 +1,81 @@
+#pragma once
+// The gray tool's work: image files -> 8-bit grayscale files, through the pipeline engine.
+// Each file is one item: a host worker decodes it into the staging memory as 8-bit RGB
+// (gray_pixels.hpp), the lane converts it with ops::rgb_to_gray (BT.601 fixed point, equal to
+// OpenCV's cvtColor(RGB2GRAY)) on the GPU or on the host backend, and a host worker encodes
+// the result and writes it atomically (temp file + rename; refused if it exists, unless
+// `force`). A corrupt, truncated or unsupported file fails alone, named with its reason.
+
+#include "streampipe/io/image.hpp"
+#include "streampipe/pipeline/engine.hpp"
+#include "streampipe/pipeline/timeline.hpp"
+#include "streampipe/tools/gray_plan.hpp"
+
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace streampipe::tools::gray {
+
+struct FileResult {
+  std::filesystem::path input;
+  std::filesystem::path output;
+  bool ok = false;
+  std::string error;            // "<input>: <reason>" when it failed
+  std::uint64_t bytes_in = 0;   // input file size
+  std::uint64_t bytes_out = 0;  // output file size
+  std::uint32_t width = 0, height = 0;
+  int channels = 0, bit_depth = 0;  // as decoded (before the conversion to 8-bit RGB)
+};
+
+struct Options {
+  io::ImageFormat format = io::ImageFormat::png;
+  int jpeg_quality = 90;     // 1-100
+  int png_compression = 6;   // zlib level 0-9
+  bool force = false;        // replace existing outputs
+  pipeline::Backend backend = pipeline::Backend::automatic;
+  int device = 0;
+  int lanes = 0;    // 0: 4 streams on the GPU; on the host backend, one per 4 threads (>= 2)
+  int threads = 0;  // decode/encode workers; 0: the hardware threads
+  // Called once per file as it finishes (from engine threads, one call at a time), with the
+  // number finished so far.
+  std::function<void(const FileResult&, std::size_t finished)> on_file;
+};
+
+struct RunSummary {
+  std::vector<FileResult> files;  // in job order
+  std::size_t ok = 0;
+  std::size_t failed = 0;
+  std::uint64_t bytes_in = 0;   // file bytes of the inputs that were read
+  std::uint64_t bytes_out = 0;  // file bytes written
+  std::uint64_t pixels = 0;     // of the converted images
+  double wall_ms = 0;           // first submit to last delivery
+  std::string backend;          // "gpu" or "host"
+  std::string device;           // GPU name, or "host"
+  std::string engine;           // Engine::describe()
+  std::vector<pipeline::StageRecord> records;  // the engine's timeline
+  pipeline::TimelineReport timeline;
+
+  [[nodiscard]] double images_per_s() const noexcept { return wall_ms > 0 ? static_cast<double>(ok) * 1e3 / wall_ms : 0; }
+};
+
+// Throws std::invalid_argument for bad options (quality, compression, threads, lanes) and
+// whatever the engine throws for an unusable backend or device; failures of single files
+// are in the summary instead.
+[[nodiscard]] RunSummary convert(std::span<const Job> jobs, const Options& options);
+
+// Where the time went, from the timeline records of one run.
+struct TimeSplit {
+  double wall_ms = 0;
+  double decode_ms = 0, h2d_ms = 0, compute_ms = 0, d2h_ms = 0, encode_ms = 0;  // summed over items
+  double decode_busy_ms = 0, encode_busy_ms = 0;  // union of intervals (some worker busy)
+  double device_busy_ms = 0;  // union of H2D, compute and D2H intervals over all lanes
+  [[nodiscard]] double device_share() const noexcept { return wall_ms > 0 ? device_busy_ms / wall_ms : 0; }
+};
+[[nodiscard]] TimeSplit split_time(std::span<const pipeline::StageRecord> records, double wall_ms);
+
+}  // namespace streampipe::tools::gray

@@ -1,0 +1,49 @@
+#pragma once
+// Which files the gray tool converts and where each result goes, decided before any work.
+//
+// A file argument is converted whatever its name (the format is detected from its content,
+// so an unsupported file is reported as a failure of that file): OUTDIR/<stem>.<ext>.
+// A folder argument contributes its files named *.png, *.jpg or *.jpeg (any case) - only
+// its direct children, or its whole tree with `recursive` - mirrored under OUTDIR with their
+// relative paths: photos/a/b.jpg -> OUTDIR/a/b.png. OUTDIR itself is never scanned.
+//
+// Bad usage throws PlanError naming the problem, before anything is written: a missing
+// input, a folder without images, two inputs that would write the same output, an output
+// that is an input, and (without `force`) outputs that exist already.
+
+#include "streampipe/io/image.hpp"
+
+#include <filesystem>
+#include <span>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace streampipe::tools::gray {
+
+struct Job {
+  std::filesystem::path input;
+  std::filesystem::path output;
+};
+
+struct PlanOptions {
+  std::filesystem::path output_dir;
+  io::ImageFormat format = io::ImageFormat::png;
+  bool recursive = false;
+  bool force = false;  // existing outputs are replaced instead of refused
+};
+
+class PlanError : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
+// ".png" or ".jpg".
+[[nodiscard]] const char* output_extension(io::ImageFormat format) noexcept;
+// *.png, *.jpg, *.jpeg in any case.
+[[nodiscard]] bool has_image_extension(const std::filesystem::path& path);
+
+// Jobs in a stable order: the arguments in the order given, each folder's files sorted.
+[[nodiscard]] std::vector<Job> plan_jobs(std::span<const std::filesystem::path> inputs, const PlanOptions& options);
+
+}  // namespace streampipe::tools::gray

@@ -1,0 +1,122 @@
+#pragma once
+// Test inputs for the gray tool, generated at test time: images of every layout the tool
+// accepts (odd sizes, random pixels), written as PNG or JPEG into a temporary folder, and
+// the reference result of a file (decoded, made 8-bit RGB, luma on the host).
+
+#include "streampipe/io/image.hpp"
+#include "streampipe/ops/rgb_to_gray.hpp"
+#include "streampipe/tools/gray_pixels.hpp"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <string>
+#include <unistd.h>
+
+namespace streampipe::tools::gray::testing {
+namespace fs = std::filesystem;
+
+class TempDir {
+ public:
+  TempDir() {
+    static std::atomic<int> counter{0};
+    path_ = fs::temp_directory_path() /
+            ("streampipe-gray-" + std::to_string(::getpid()) + "-" + std::to_string(counter++));
+    fs::remove_all(path_);
+    fs::create_directories(path_);
+  }
+  ~TempDir() {
+    std::error_code ec;
+    fs::remove_all(path_, ec);
+  }
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+  [[nodiscard]] const fs::path& path() const noexcept { return path_; }
+  [[nodiscard]] fs::path operator/(const std::string& name) const { return path_ / name; }
+
+ private:
+  fs::path path_;
+};
+
+inline io::Image random_image(std::uint32_t w, std::uint32_t h, int channels, int depth, unsigned seed) {
+  io::Image img = io::Image::make(w, h, channels, depth);
+  std::mt19937 rng(seed);
+  if (depth == 8) {
+    for (auto& b : img.pixels) b = static_cast<std::uint8_t>(rng());
+  } else {
+    auto* p = reinterpret_cast<std::uint16_t*>(img.pixels.data());
+    for (std::size_t i = 0; i < img.pixels.size() / 2; ++i) p[i] = static_cast<std::uint16_t>(rng());
+  }
+  return img;
+}
+
+inline void write_bytes(const fs::path& path, const void* data, std::size_t n) {
+  fs::create_directories(path.parent_path());
+  std::ofstream out(path, std::ios::binary | std::ios::trunc);
+  out.write(static_cast<const char*>(data), static_cast<std::streamsize>(n));
+  ASSERT_TRUE(out.good()) << path;
+}
+
+inline void write_png(const fs::path& path, const io::Image& img, bool interlaced = false) {
+  const auto data = io::encode_png(img, {.compression = 1, .interlaced = interlaced});
+  write_bytes(path, data.data(), data.size());
+}
+
+inline void write_jpeg(const fs::path& path, const io::Image& img, int quality = 92) {
+  const auto data = io::encode_jpeg(img, quality);
+  write_bytes(path, data.data(), data.size());
+}
+
+inline std::vector<std::uint8_t> read_bytes(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+// What the tool must produce for an input file, computed independently of the engine.
+inline io::Image expected_gray(const fs::path& input) {
+  io::ImageReadOptions ro;
+  ro.strip_16 = true;
+  const io::Image img = io::read_image(input, ro);
+  std::vector<std::uint8_t> rgb(rgb8_bytes(img));
+  to_rgb8(img, rgb);
+  io::Image gray = io::Image::make(img.width, img.height, 1, 8);
+  ops::rgb_to_gray_host(rgb, gray.pixels);
+  return gray;
+}
+
+// Every pixel equal (PNG output).
+inline void expect_exact(const fs::path& input, const fs::path& output) {
+  const io::Image want = expected_gray(input);
+  const io::Image got = io::read_image(output);
+  ASSERT_EQ(got.channels, 1) << output;
+  ASSERT_EQ(got.bit_depth, 8) << output;
+  ASSERT_EQ(got.width, want.width) << output;
+  ASSERT_EQ(got.height, want.height) << output;
+  for (std::size_t i = 0; i < want.pixels.size(); ++i)
+    ASSERT_EQ(got.pixels[i], want.pixels[i]) << output << " pixel " << i;
+}
+
+// The six layouts a decoder hands over, 8 and 16 bits, plus an interlaced PNG and JPEGs
+// (gray and colour). Returns the files written.
+inline std::vector<fs::path> write_every_variant(const fs::path& dir, std::uint32_t w = 37, std::uint32_t h = 23) {
+  std::vector<fs::path> files;
+  unsigned seed = 1;
+  for (const int depth : {8, 16})
+    for (const int channels : {1, 2, 3, 4}) {
+      const auto path = dir / ("png-c" + std::to_string(channels) + "-d" + std::to_string(depth) + ".png");
+      write_png(path, random_image(w, h, channels, depth, seed++));
+      files.push_back(path);
+    }
+  files.push_back(dir / "png-interlaced.png");
+  write_png(files.back(), random_image(w + 2, h + 4, 3, 8, seed++), true);
+  files.push_back(dir / "jpeg-rgb.jpg");
+  write_jpeg(files.back(), random_image(w, h, 3, 8, seed++));
+  files.push_back(dir / "jpeg-gray.jpeg");
+  write_jpeg(files.back(), random_image(w + 1, h, 1, 8, seed++));
+  return files;
+}
+
+}  // namespace streampipe::tools::gray::testing

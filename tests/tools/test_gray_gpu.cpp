@@ -1,0 +1,84 @@
+// The gray tool on the GPU backend: every input variant through the device kernel gives the
+// host reference exactly; bad files fail alone; several lanes and many files of odd sizes.
+
+#include "test_gray_files.hpp"
+
+#include "support/gpu.hpp"
+
+#include "streampipe/tools/gray.hpp"
+
+#include <gtest/gtest.h>
+
+namespace streampipe::tools::gray {
+namespace {
+using namespace testing;
+
+Options gpu_options() {
+  Options o;
+  o.backend = pipeline::Backend::gpu;
+  o.device = 0;
+  o.threads = 4;
+  o.lanes = 3;
+  return o;
+}
+
+std::vector<Job> jobs_for(const std::vector<fs::path>& files, const fs::path& out) {
+  std::vector<Job> jobs;
+  for (const auto& p : files) {
+    fs::path name = p.filename();
+    name.replace_extension(".png");
+    jobs.push_back({p, out / name});
+  }
+  return jobs;
+}
+
+TEST(GrayGpu, EveryVariantMatchesTheHostReference) {
+  SP_REQUIRE_GPU();
+  TempDir d;
+  auto files = write_every_variant(d / "in");
+  // A large odd-sized image as well, so the kernel runs many blocks with a ragged tail.
+  files.push_back(d / "in/large.png");
+  write_png(files.back(), random_image(1921, 1079, 3, 8, 77));
+  const auto jobs = jobs_for(files, d / "out");
+  const RunSummary s = convert(jobs, gpu_options());
+  EXPECT_EQ(s.backend, "gpu");
+  ASSERT_EQ(s.ok, files.size());
+  for (std::size_t i = 0; i < jobs.size(); ++i) {
+    ASSERT_TRUE(s.files[i].ok) << s.files[i].error;
+    expect_exact(jobs[i].input, jobs[i].output);
+  }
+  const TimeSplit t = split_time(s.records, s.wall_ms);
+  EXPECT_GT(t.device_busy_ms, 0);
+  EXPECT_GT(t.compute_ms, 0);
+}
+
+TEST(GrayGpu, BadFilesFailAloneAndTheDeviceKeepsWorking) {
+  SP_REQUIRE_GPU();
+  TempDir d;
+  std::vector<fs::path> files;
+  for (int i = 0; i < 24; ++i) {
+    files.push_back(d / ("in/f" + std::to_string(i) + ".png"));
+    if (i % 5 == 2) {
+      write_bytes(files.back(), "not an image", 12);
+    } else {
+      write_png(files.back(), random_image(static_cast<std::uint32_t>(3 + i * 29), static_cast<std::uint32_t>(1 + i * 3),
+                                           i % 2 ? 3 : 4, 8, static_cast<unsigned>(i)));
+    }
+  }
+  const auto jobs = jobs_for(files, d / "out");
+  const auto s = convert(jobs, gpu_options());
+  EXPECT_EQ(s.failed, 5u);
+  EXPECT_EQ(s.ok, 19u);
+  for (std::size_t i = 0; i < jobs.size(); ++i) {
+    if (i % 5 == 2) {
+      EXPECT_FALSE(s.files[i].ok);
+      EXPECT_EQ(s.files[i].error.rfind(jobs[i].input.string() + ": ", 0), 0u) << s.files[i].error;
+    } else {
+      ASSERT_TRUE(s.files[i].ok) << s.files[i].error;
+      expect_exact(jobs[i].input, jobs[i].output);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace streampipe::tools::gray
