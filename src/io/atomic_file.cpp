@@ -42,7 +42,7 @@ void write_file_atomically(const std::filesystem::path& path, std::span<const st
   fs::create_directories(parent, ec);
   if (ec) throw std::runtime_error(fmt::format("cannot create {}: {}", parent.string(), ec.message()));
 
-  std::string tmpl = (parent / ("." + path.filename().string() + ".tmp-XXXXXX")).string();
+  std::string tmpl = (parent / fmt::format(".{}.tmp-XXXXXX", path.filename().string())).string();
   const int fd = ::mkstemp(tmpl.data());
   if (fd < 0) fail("cannot create a temporary file next to", path, errno);
   const fs::path tmp = tmpl;
