@@ -1,7 +1,6 @@
 #include "streampipe/cuda/launch.hpp"
 #include "streampipe/ops/multiply_divide.hpp"
 
-#include <stdexcept>
 
 namespace streampipe::ops {
 namespace {
@@ -21,11 +20,14 @@ __global__ void multiply_divide_kernel(const float* __restrict__ in, float* __re
     out[i] = churn(in[i], repeats);
 }
 
-__global__ void multiply_divide_batched_kernel(const float* __restrict__ in, float* __restrict__ out,
-                                               std::size_t n, std::size_t array_stride, int repeats) {
-  const std::size_t base = std::size_t{blockIdx.x} * array_stride;
-  for (std::size_t i = threadIdx.x; i < n; i += blockDim.x)
-    out[base + i] = churn(in[base + i], repeats);
+__global__ void multiply_divide_batched_kernel(const pipeline::ItemDescriptor* __restrict__ items,
+                                               const std::byte* __restrict__ in_base,
+                                               std::byte* __restrict__ out_base, int repeats) {
+  const pipeline::ItemDescriptor d = items[blockIdx.x];
+  const auto* in = reinterpret_cast<const float*>(in_base + d.in_offset);
+  auto* out = reinterpret_cast<float*>(out_base + d.out_offset);
+  const std::size_t n = d.in_bytes / sizeof(float);
+  for (std::size_t i = threadIdx.x; i < n; i += blockDim.x) out[i] = churn(in[i], repeats);
 }
 
 }  // namespace
@@ -39,14 +41,13 @@ void multiply_divide(StreamRef stream, const float* in, float* out, std::size_t 
   launch(stream, cfg, multiply_divide_kernel, in, out, n, shape.repeats);
 }
 
-void multiply_divide_batched(StreamRef stream, const float* in, float* out, std::size_t n,
-                             std::size_t stride, std::size_t arrays, const MultiplyDivideShape& shape) {
-  if (n == 0 || arrays == 0) return;
-  if (stride < n) throw std::invalid_argument("multiply_divide_batched: stride smaller than the array");
+void multiply_divide_batched(StreamRef stream, const pipeline::ItemDescriptor* items, std::size_t count,
+                             const std::byte* in_base, std::byte* out_base, const MultiplyDivideShape& shape) {
+  if (count == 0) return;
   LaunchConfig cfg;
-  cfg.grid = dim3(static_cast<unsigned>(arrays));
+  cfg.grid = dim3(static_cast<unsigned>(count));
   cfg.block = dim3(shape.threads);
-  launch(stream, cfg, multiply_divide_batched_kernel, in, out, n, stride, shape.repeats);
+  launch(stream, cfg, multiply_divide_batched_kernel, items, in_base, out_base, shape.repeats);
 }
 
 }  // namespace streampipe::ops

@@ -77,11 +77,24 @@ TEST(OpsGpu, MultiplyDivideSingleAndBatched) {
     multiply_divide(s.ref(), in, out, n);
   });
   EXPECT_EQ(std::memcmp(single.data(), x.data(), n * sizeof(float)), 0);
-  const auto batched = run_on_device(s.ref(), x, x.size(), 0, [&](const float* in, float* out) {
-    multiply_divide_batched(s.ref(), in, out, n, stride, arrays);
-  });
+  // Batched: one block per array, arrays of different lengths at aligned offsets.
+  std::vector<pipeline::ItemDescriptor> items;
   for (std::size_t a = 0; a < arrays; ++a)
-    ASSERT_EQ(std::memcmp(batched.data() + a * stride, x.data() + a * stride, n * sizeof(float)), 0) << a;
+    items.push_back({a * stride * 4, (n - a * 7) * 4, a * stride * 4, (n - a * 7) * 4});
+  DeviceBuffer<pipeline::ItemDescriptor> d_items(Device(0), items.size());
+  SP_CUDA_CHECK(cudaMemcpyAsync(d_items.data(), items.data(), d_items.bytes(), cudaMemcpyHostToDevice, s.handle()));
+  const auto batched = run_on_device(s.ref(), x, x.size(), 0, [&](const float* in, float* out) {
+    multiply_divide_batched(s.ref(), d_items.data(), arrays, reinterpret_cast<const std::byte*>(in),
+                            reinterpret_cast<std::byte*>(out));
+  });
+  for (std::size_t a = 0; a < arrays; ++a) {
+    const std::size_t len = n - a * 7;
+    ASSERT_EQ(std::memcmp(batched.data() + a * stride, x.data() + a * stride, len * sizeof(float)), 0) << a;
+    // Past each array's end the poison must remain: nothing wrote outside the item.
+    std::uint32_t after = 0;
+    std::memcpy(&after, batched.data() + a * stride + len, 4);
+    ASSERT_EQ(after, 0xffffffffu) << a;
+  }
 }
 
 }  // namespace

@@ -1,1 +1,211 @@
+// The engine on the GPU: exact results against CPU references from pageable, pinned and
+// registered memory, batching, graph replay, chunking, errors naming their item.
 
+#include "streampipe/cuda/pinned_buffer.hpp"
+#include "streampipe/cuda/pinned_pool.hpp"
+#include "streampipe/ops/affine.hpp"
+#include "streampipe/ops/pipeline_ops.hpp"
+#include "streampipe/ops/rgb_to_gray.hpp"
+#include "streampipe/pipeline/chunked.hpp"
+#include "streampipe/pipeline/engine.hpp"
+#include "support/gpu.hpp"
+
+#include <cstring>
+#include <random>
+
+namespace streampipe::pipeline {
+namespace {
+
+EngineOptions gpu(int lanes, int depth = 2) {
+  EngineOptions o;
+  o.backend = Backend::gpu;
+  o.lanes = lanes;
+  o.depth = depth;
+  return o;
+}
+
+std::vector<std::uint8_t> random_rgb(std::size_t pixels, unsigned seed) {
+  std::mt19937 rng(seed);
+  std::vector<std::uint8_t> v(3 * pixels);
+  for (auto& b : v) b = static_cast<std::uint8_t>(rng());
+  return v;
+}
+
+TEST(EngineGpu, GrayImagesFromPageableAndPinnedMatchCpu) {
+  SP_REQUIRE_GPU();
+  Engine engine(ops::gray_operation(), gpu(4));
+  EXPECT_EQ(engine.backend(), Backend::gpu);
+  constexpr int kImages = 24;
+  std::vector<std::vector<std::uint8_t>> rgb, gray, want;
+  std::vector<PinnedBuffer<std::uint8_t>> pinned_in, pinned_out;
+  std::vector<std::future<ItemResult>> futures;
+  for (int i = 0; i < kImages; ++i) {
+    const std::size_t pixels = 640 * 480 + static_cast<std::size_t>(i) * 131;  // odd sizes
+    rgb.push_back(random_rgb(pixels, static_cast<unsigned>(i)));
+    want.emplace_back(pixels);
+    ops::rgb_to_gray_host(rgb.back(), want.back());
+    gray.emplace_back(pixels, 0xAB);
+  }
+  for (int i = 0; i < kImages; ++i) {
+    if (i % 2 == 0) {  // pageable in and out: staged through the pool
+      futures.push_back(engine.submit(make_item(std::span<const std::uint8_t>(rgb[i]), std::span<std::uint8_t>(gray[i]))));
+    } else {  // pinned: copied directly
+      pinned_in.emplace_back(rgb[i].size());
+      std::memcpy(pinned_in.back().data(), rgb[i].data(), rgb[i].size());
+      pinned_out.emplace_back(gray[i].size());
+      std::memset(pinned_out.back().data(), 0xAB, gray[i].size());
+      futures.push_back(engine.submit(make_item(std::span<const std::uint8_t>(pinned_in.back().span()),
+                                                pinned_out.back().span())));
+    }
+  }
+  const auto stats = engine.drain();
+  EXPECT_EQ(stats.done, static_cast<std::size_t>(kImages));
+  std::size_t pinned_k = 0;
+  for (int i = 0; i < kImages; ++i) {
+    const auto r = futures[static_cast<std::size_t>(i)].get();
+    ASSERT_TRUE(r.ok()) << r.error;
+    EXPECT_GT(r.timing.h2d_ms, 0.0);
+    if (i % 2 == 0) {
+      ASSERT_EQ(gray[i], want[i]) << i;
+    } else {
+      const auto& out = pinned_out[pinned_k++];
+      ASSERT_EQ(std::memcmp(out.data(), want[i].data(), want[i].size()), 0) << i;
+    }
+  }
+  const auto rep = engine.timeline().report();
+  EXPECT_EQ(rep.items, static_cast<std::size_t>(kImages));
+  EXPECT_GT(rep.h2d_gbps, 0.0);
+  for (const auto& r : engine.timeline().records()) EXPECT_LE(r.start_ms, r.end_ms);
+}
+
+TEST(EngineGpu, BatchedSingleBlockKernelCoversManyArraysPerLaunch) {
+  SP_REQUIRE_GPU();
+  auto o = gpu(4);
+  o.batch_items = 8;
+  Engine engine(ops::multiply_divide_operation({1, 64, 50}), o);
+  constexpr std::size_t kArrays = 50;
+  std::mt19937 rng(9);
+  std::uniform_real_distribution<float> dist(-100.f, 100.f);
+  std::vector<std::vector<float>> in(kArrays), out(kArrays);
+  std::vector<std::future<ItemResult>> futures;
+  for (std::size_t a = 0; a < kArrays; ++a) {
+    in[a].resize(4096 + a * 3);
+    for (auto& v : in[a]) v = dist(rng);
+    out[a].assign(in[a].size(), std::numeric_limits<float>::quiet_NaN());
+    futures.push_back(engine.submit(make_item(std::span<const float>(in[a]), std::span<float>(out[a]))));
+  }
+  engine.drain();
+  std::size_t max_batch = 0;
+  for (std::size_t a = 0; a < kArrays; ++a) {
+    const auto r = futures[a].get();
+    ASSERT_TRUE(r.ok()) << r.error;
+    max_batch = std::max(max_batch, r.batch_size);
+    ASSERT_EQ(std::memcmp(in[a].data(), out[a].data(), in[a].size() * 4), 0) << a;
+  }
+  EXPECT_EQ(max_batch, 8u);
+}
+
+TEST(EngineGpu, GraphReplayGivesSameResults) {
+  SP_REQUIRE_GPU();
+  auto o = gpu(2, 2);
+  o.use_graphs = true;
+  Engine engine(ops::affine_operation(2.0f, 1.0f), o);
+  constexpr std::size_t n = 100'003;
+  std::vector<std::vector<float>> in(40, std::vector<float>(n)), out(40, std::vector<float>(n, -1.0f));
+  std::mt19937 rng(1);
+  std::uniform_real_distribution<float> dist(-1.f, 1.f);
+  for (auto& v : in)
+    for (auto& x : v) x = dist(rng);
+  std::vector<std::future<ItemResult>> futures;
+  for (std::size_t i = 0; i < in.size(); ++i)
+    futures.push_back(engine.submit(make_item(std::span<const float>(in[i]), std::span<float>(out[i]))));
+  engine.drain();
+  std::vector<float> want(n);
+  for (std::size_t i = 0; i < in.size(); ++i) {
+    ASSERT_TRUE(futures[i].get().ok());
+    ops::affine_host(in[i], want, 2.0f, 1.0f);
+    ASSERT_EQ(std::memcmp(out[i].data(), want.data(), n * 4), 0) << i;
+  }
+}
+
+TEST(EngineGpu, ChunkedLargeArrayFromPinnedAndPageable) {
+  SP_REQUIRE_GPU();
+  constexpr std::size_t n = (std::size_t{48} << 20) / 4 + 7;  // 48 MiB of floats and a tail
+  std::vector<float> x(n);
+  std::mt19937 rng(5);
+  std::uniform_real_distribution<float> dist(-10.f, 10.f);
+  for (auto& v : x) v = dist(rng);
+  std::vector<float> want(n);
+  ops::affine_host(x, want, 0.5f, 3.0f);
+  for (int lanes : {1, 3}) {
+    Engine engine(ops::affine_operation(0.5f, 3.0f), gpu(lanes));
+    std::vector<float> y(n, -1.0f);
+    const auto run = run_chunked(engine, std::span<const float>(x), std::span<float>(y), std::size_t{1} << 20);
+    ASSERT_TRUE(run.ok());
+    EXPECT_EQ(run.chunks, (n + (1 << 20) - 1) / (1 << 20));
+    ASSERT_EQ(std::memcmp(y.data(), want.data(), n * 4), 0) << lanes;
+    // Registered (pinned in place) input and output take the direct path.
+    std::vector<float> y2(n, -1.0f);
+    HostRegistration rin{std::span<float>(x)}, rout{std::span<float>(y2)};
+    const auto run2 = run_chunked(engine, std::span<const float>(x), std::span<float>(y2), std::size_t{3} << 20);
+    ASSERT_TRUE(run2.ok());
+    ASSERT_EQ(std::memcmp(y2.data(), want.data(), n * 4), 0) << lanes;
+  }
+}
+
+TEST(EngineGpu, FailingOperationAndBadLaunchNameTheirItems) {
+  SP_REQUIRE_GPU();
+  Operation op = ops::affine_operation(1.0f, 1.0f);
+  auto base = op.device;
+  op.device = [base](const Batch& b) {
+    if (b.index(0) == 3) throw std::runtime_error("refused");
+    if (b.index(0) == 5)  // a non-sticky CUDA error inside the operation
+      SP_CUDA_CHECK(cudaMemcpyAsync(nullptr, b.in(), 16, cudaMemcpyDeviceToDevice, b.stream().handle()));
+    base(b);
+  };
+  Engine engine(op, gpu(2));
+  std::vector<std::vector<float>> in(8, std::vector<float>(1000, 1.0f)), out(8, std::vector<float>(1000, 0.0f));
+  std::vector<std::future<ItemResult>> futures;
+  for (std::size_t i = 0; i < in.size(); ++i) {
+    auto item = make_item(std::span<const float>(in[i]), std::span<float>(out[i]));
+    item.label = "part-" + std::to_string(i);
+    futures.push_back(engine.submit(std::move(item)));
+  }
+  const auto stats = engine.drain();
+  EXPECT_EQ(stats.failed, 2u);
+  EXPECT_EQ(stats.done, 6u);
+  for (std::size_t i = 0; i < in.size(); ++i) {
+    const auto r = futures[i].get();
+    if (i == 3 || i == 5) {
+      EXPECT_EQ(r.status, ItemStatus::failed);
+      EXPECT_NE(r.error.find("part-" + std::to_string(i)), std::string::npos) << r.error;
+      EXPECT_EQ(out[i][0], 0.0f);  // no partial output reported as done
+    } else {
+      ASSERT_TRUE(r.ok()) << r.error;
+      EXPECT_EQ(out[i][999], 2.0f);
+    }
+  }
+  // The engine is still usable afterwards.
+  std::vector<float> a(10, 1.0f), b(10);
+  EXPECT_TRUE(engine.submit(make_item(std::span<const float>(a), std::span<float>(b))).get().ok());
+}
+
+TEST(EngineGpu, PinnedPoolIsReusedAcrossEngines) {
+  SP_REQUIRE_GPU();
+  std::vector<std::uint8_t> rgb = random_rgb(1 << 20, 3), gray(1 << 20);
+  const auto run_once = [&] {
+    Engine engine(ops::gray_operation(), gpu(2));
+    for (int i = 0; i < 4; ++i)
+      (void)engine.submit(make_item(std::span<const std::uint8_t>(rgb), std::span<std::uint8_t>(gray)));
+    engine.drain();
+  };
+  run_once();
+  const auto before = PinnedPool::global().stats();
+  run_once();
+  const auto after = PinnedPool::global().stats();
+  EXPECT_EQ(after.misses, before.misses) << "the second run allocated pinned memory again";
+  EXPECT_GT(after.hits, before.hits);
+}
+
+}  // namespace
+}  // namespace streampipe::pipeline

@@ -5,6 +5,7 @@
 // launch (one block per array) so small items are not serialized on a few streams.
 
 #include "streampipe/cuda/stream.hpp"
+#include "streampipe/pipeline/item_descriptor.hpp"
 
 #include <cstddef>
 #include <span>
@@ -20,9 +21,10 @@ struct MultiplyDivideShape {
 void multiply_divide(StreamRef stream, const float* in, float* out, std::size_t n,
                      const MultiplyDivideShape& shape = {});
 
-// Array k is in[k*stride .. k*stride+n) -> out[...]; one block of shape.threads per array.
-void multiply_divide_batched(StreamRef stream, const float* in, float* out, std::size_t n,
-                             std::size_t stride, std::size_t arrays, const MultiplyDivideShape& shape = {});
+// Many arrays in one launch, one block of shape.threads per array: array k is
+// items[k].in_bytes of floats at in_base + items[k].in_offset (device memory, like `items`).
+void multiply_divide_batched(StreamRef stream, const pipeline::ItemDescriptor* items, std::size_t count,
+                             const std::byte* in_base, std::byte* out_base, const MultiplyDivideShape& shape = {});
 
 // CPU version with the same float operations (the host backend and test reference).
 void multiply_divide_host(std::span<const float> in, std::span<float> out, int repeats = 50);

@@ -6,6 +6,7 @@
 // (descriptors() gives a batched kernel each item's offsets).
 
 #include "streampipe/cuda/stream.hpp"
+#include "streampipe/pipeline/item_descriptor.hpp"
 
 #include <cstddef>
 #include <cstdint>
@@ -15,15 +16,6 @@
 #include <string>
 
 namespace streampipe::pipeline {
-
-// Byte offsets of one item inside the batch's input and output regions. The engine uploads
-// the array with the batch, so a batched kernel can read it from device memory.
-struct ItemDescriptor {
-  std::uint64_t in_offset = 0;
-  std::uint64_t in_bytes = 0;
-  std::uint64_t out_offset = 0;
-  std::uint64_t out_bytes = 0;
-};
 
 class Batch {
  public:
