@@ -1,0 +1,202 @@
+// `streampipe gray INPUT... -o OUTDIR`: PNG and JPEG files (or folders of them) to 8-bit
+// grayscale with BT.601 luma (OpenCV's cvtColor rounding). Decoding and encoding run on host
+// worker threads inside the engine's host stages, the conversion on the GPU (or the host
+// backend). A bad file is reported with its name and reason, the others finish, exit 1.
+
+#include "commands.hpp"
+#include "gray_report.hpp"
+
+#include "streampipe/cuda/device.hpp"
+#include "streampipe/io/atomic_file.hpp"
+#include "streampipe/report/host_info.hpp"
+#include "streampipe/tools/gray.hpp"
+#include "streampipe/tools/gray_plan.hpp"
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include <chrono>
+#include <cstdio>
+#include <filesystem>
+#include <memory>
+#include <unistd.h>
+
+namespace streampipe::cli {
+namespace {
+
+namespace fs = std::filesystem;
+namespace gray = streampipe::tools::gray;
+
+struct GrayOptions {
+  std::vector<std::string> inputs;
+  std::string output_dir;
+  bool recursive = false;
+  std::string format = "png";
+  int quality = 90;
+  int compression = 6;
+  bool force = false;
+  std::string decode = "cpu";
+  std::string backend = "auto";
+  int device = 0;
+  int lanes = 0;
+  int threads = 0;
+  bool quiet = false;
+  std::string json_path;
+  std::string trace_path;
+  std::string gantt_path;
+};
+
+// One line on stderr, redrawn at most every 100 ms and at the end.
+class ProgressBar {
+ public:
+  ProgressBar(std::size_t total, bool enabled) : total_(total), enabled_(enabled) {}
+  void file_done(const gray::FileResult& f, std::size_t finished) {
+    if (!f.ok) {
+      ++failed_;
+      if (enabled_) std::fputs("\r\033[K", stderr);
+      fmt::print(stderr, "streampipe gray: {}\n", f.error);
+    }
+    if (!enabled_) return;
+    const auto now = std::chrono::steady_clock::now();
+    if (finished < total_ && now - last_ < std::chrono::milliseconds(100)) return;
+    last_ = now;
+    constexpr std::size_t width = 30;
+    const std::size_t filled = total_ ? finished * width / total_ : width;
+    fmt::print(stderr, "\r\033[K[{:#<{}}{:<{}}] {}/{} files{}", "", filled, "", width - filled, finished, total_,
+               failed_ ? fmt::format(", {} failed", failed_) : std::string());
+    if (finished == total_) std::fputs("\n", stderr);
+    std::fflush(stderr);
+  }
+
+ private:
+  std::size_t total_;
+  bool enabled_;
+  std::size_t failed_ = 0;
+  std::chrono::steady_clock::time_point last_{};
+};
+
+void refuse_existing(const std::string& path, bool force, const char* option) {
+  if (!path.empty() && !force && fs::exists(path))
+    throw UsageError(fmt::format("{} {}: the file exists (use --force to overwrite)", option, path));
+}
+
+int run_gray(const GrayOptions& o) {
+  const auto format = io::parse_image_format(o.format);
+  if (!format) throw UsageError(fmt::format("--format '{}' is not png or jpeg", o.format));
+  if (o.decode == "gpu")
+    throw UsageError("--decode gpu: GPU JPEG decoding (nvJPEG) is not available in this build; files are decoded "
+                     "on host worker threads (--decode cpu)");
+  if (o.decode != "cpu") throw UsageError(fmt::format("--decode '{}' is not cpu or gpu", o.decode));
+
+  gray::Options go;
+  go.format = *format;
+  go.jpeg_quality = o.quality;
+  go.png_compression = o.compression;
+  go.force = o.force;
+  go.device = o.device;
+  go.lanes = o.lanes;
+  go.threads = o.threads;
+  if (o.backend == "gpu") {
+    if (Device::count() == 0)
+      throw UsageError(fmt::format("--backend gpu: no usable GPU ({})", Device::unavailable_reason().value_or("?")));
+    go.backend = pipeline::Backend::gpu;
+  } else if (o.backend == "host") {
+    go.backend = pipeline::Backend::host;
+  } else if (o.backend != "auto") {
+    throw UsageError(fmt::format("--backend '{}' is not one of auto, gpu, host", o.backend));
+  }
+  const bool on_gpu = go.backend == pipeline::Backend::gpu ||
+                      (go.backend == pipeline::Backend::automatic && Device::count() > 0);
+  if (on_gpu && o.device >= Device::count())
+    throw UsageError(fmt::format("--device {}: this machine has {} GPU(s)", o.device, Device::count()));
+  refuse_existing(o.json_path, o.force, "--json");
+  refuse_existing(o.trace_path, o.force, "--trace");
+  refuse_existing(o.gantt_path, o.force, "--gantt");
+
+  gray::PlanOptions po;
+  po.output_dir = o.output_dir;
+  po.format = *format;
+  po.recursive = o.recursive;
+  po.force = o.force;
+  std::vector<fs::path> inputs(o.inputs.begin(), o.inputs.end());
+  std::vector<gray::Job> jobs;
+  try {
+    jobs = gray::plan_jobs(inputs, po);
+  } catch (const gray::PlanError& e) {
+    throw UsageError(e.what());
+  }
+
+  ProgressBar bar(jobs.size(), !o.quiet && ::isatty(STDERR_FILENO) != 0);
+  go.on_file = [&bar](const gray::FileResult& f, std::size_t finished) { bar.file_done(f, finished); };
+  const gray::RunSummary s = gray::convert(jobs, go);
+
+  if (!o.quiet) {
+    fmt::print("gray: {} file(s): {} ok, {} failed; {:.1f} MB in, {:.1f} MB out, {:.1f} Mpixel\n", jobs.size(), s.ok,
+               s.failed, static_cast<double>(s.bytes_in) / 1e6, static_cast<double>(s.bytes_out) / 1e6,
+               static_cast<double>(s.pixels) / 1e6);
+    fmt::print("  {:.2f} s, {:.1f} images/s, {:.1f} Mpixel/s on {}\n", s.wall_ms / 1e3, s.images_per_s(),
+               s.wall_ms > 0 ? static_cast<double>(s.pixels) / 1e3 / s.wall_ms : 0.0, s.engine);
+    fmt::print("{}", gray_time_table(s));
+    if (s.failed) fmt::print("  {} file(s) failed (each named on stderr above)\n", s.failed);
+  }
+  const io::Overwrite overwrite = o.force ? io::Overwrite::allow : io::Overwrite::refuse;
+  if (!o.trace_path.empty() || !o.gantt_path.empty()) {
+    pipeline::Timeline timeline;
+    for (const auto& r : s.records) timeline.add(r);
+    if (!o.trace_path.empty())
+      io::write_file_atomically(o.trace_path, timeline.chrome_trace("streampipe gray").dump() + "\n", overwrite);
+    if (!o.gantt_path.empty())
+      io::write_file_atomically(o.gantt_path, timeline.gantt_svg(fmt::format("streampipe gray: {} files on {}",
+                                                                            jobs.size(), s.device)),
+                                overwrite);
+  }
+  if (!o.json_path.empty()) {
+    nlohmann::json j = gray_run_json(s, true);
+    j["tool"] = "gray";
+    j["format"] = io::to_string(*format);
+    j["output_dir"] = o.output_dir;
+    j["host"] = report::describe_host();
+    io::write_file_atomically(o.json_path, j.dump(2) + "\n", overwrite);
+  }
+  return s.failed > 0 ? 1 : 0;
+}
+
+Command add_gray(CLI::App& parent) {
+  auto* sub = parent.add_subcommand(
+      "gray",
+      "Convert PNG and JPEG images (8/16-bit, gray, RGB, RGBA, palette, interlaced) to 8-bit grayscale "
+      "with BT.601 luma, Y = (4899 R + 9617 G + 1868 B + 8192) >> 14, the fixed-point rounding of OpenCV's "
+      "cvtColor(RGB2GRAY). Files are decoded and encoded on host worker threads while the GPU converts "
+      "others (the host backend without a GPU). Outputs mirror the input names under OUTDIR (folders keep "
+      "their relative paths), are written to a temporary file and renamed, and existing ones are refused "
+      "without --force. A file that cannot be read is named with the reason, the others finish, and the "
+      "exit status is 1.");
+  auto o = std::make_shared<GrayOptions>();
+  sub->add_option("inputs", o->inputs, "image files and folders")->required();
+  sub->add_option("-o,--output", o->output_dir, "folder for the results (created if needed)")->required();
+  sub->add_flag("-r,--recursive", o->recursive, "take images from subfolders of folder inputs too");
+  sub->add_option("--format", o->format, "output format: png or jpeg")->capture_default_str();
+  sub->add_option("--quality", o->quality, "JPEG quality, 1-100")->capture_default_str()->check(CLI::Range(1, 100));
+  sub->add_option("--compression", o->compression, "PNG zlib level, 0 (fast) - 9 (small)")
+      ->capture_default_str()->check(CLI::Range(0, 9));
+  sub->add_flag("--force", o->force, "overwrite existing outputs (never the inputs)");
+  sub->add_option("--decode", o->decode, "where JPEGs are decoded: cpu (host workers) or gpu (needs nvJPEG)")
+      ->capture_default_str();
+  sub->add_option("--backend", o->backend, "auto (GPU if present), gpu, or host")->capture_default_str();
+  sub->add_option("-d,--device", o->device, "GPU index")->capture_default_str()->check(CLI::NonNegativeNumber);
+  sub->add_option("--lanes", o->lanes, "streams (or host lanes); 0: 4 on a GPU, threads/4 on the host")
+      ->capture_default_str()->check(CLI::Range(0, 64));
+  sub->add_option("--threads", o->threads, "decode/encode worker threads; 0: one per hardware thread")
+      ->capture_default_str()->check(CLI::Range(0, 1024));
+  sub->add_flag("-q,--quiet", o->quiet, "no progress bar and no summary (failures are still reported)");
+  sub->add_option("--json", o->json_path, "write the summary and every file's result as JSON to FILE");
+  sub->add_option("--trace", o->trace_path, "write the engine timeline as Chrome-trace JSON (Perfetto) to FILE");
+  sub->add_option("--gantt", o->gantt_path, "write the engine timeline as an SVG Gantt chart to FILE");
+  return {sub, [o] { return run_gray(*o); }};
+}
+
+}  // namespace
+
+STREAMPIPE_COMMAND(add_gray);
+
+}  // namespace streampipe::cli

@@ -1,0 +1,84 @@
+// Report of a gray run: time split table and JSON (see gray_report.hpp).
+
+#include "gray_report.hpp"
+
+#include "streampipe/report/table.hpp"
+
+#include <fmt/format.h>
+
+namespace streampipe::cli {
+
+std::string gray_time_table(const tools::gray::RunSummary& s) {
+  const auto t = tools::gray::split_time(s.records, s.wall_ms);
+  const bool gpu = s.backend == "gpu";
+  report::Table table({"stage", "summed ms", "busy ms", "busy / wall", "per image ms"},
+                      {report::Align::left, report::Align::right, report::Align::right, report::Align::right,
+                       report::Align::right});
+  const double n = static_cast<double>(std::max<std::size_t>(1, s.ok + s.failed));
+  const auto row = [&](const std::string& name, double summed, double busy) {
+    table.add_row({name, fmt::format("{:.1f}", summed), busy >= 0 ? fmt::format("{:.1f}", busy) : "",
+                   busy >= 0 && t.wall_ms > 0 ? fmt::format("{:.1f}%", 100 * busy / t.wall_ms) : "",
+                   fmt::format("{:.3f}", summed / n)});
+  };
+  row("read + decode + to RGB (host workers)", t.decode_ms, t.decode_busy_ms);
+  row(gpu ? "H2D copy" : "copy in (host lane)", t.h2d_ms, -1);
+  row(gpu ? "luma kernel" : "luma (host lane)", t.compute_ms, -1);
+  row(gpu ? "D2H copy" : "copy out (host lane)", t.d2h_ms, -1);
+  row(gpu ? "device (H2D + kernel + D2H, all lanes)" : "lanes (copies + luma)", t.h2d_ms + t.compute_ms + t.d2h_ms,
+      t.device_busy_ms);
+  row("encode + atomic write (host workers)", t.encode_ms, t.encode_busy_ms);
+  return table.str(fmt::format("where the time went in {:.1f} ms wall (summed: over all files and threads; busy: some "
+                               "worker or lane active)",
+                               t.wall_ms));
+}
+
+nlohmann::json gray_run_json(const tools::gray::RunSummary& s, bool files) {
+  const auto t = tools::gray::split_time(s.records, s.wall_ms);
+  nlohmann::json j = {{"files", s.ok + s.failed},
+                      {"ok", s.ok},
+                      {"failed", s.failed},
+                      {"bytes_in", s.bytes_in},
+                      {"bytes_out", s.bytes_out},
+                      {"pixels", s.pixels},
+                      {"wall_ms", s.wall_ms},
+                      {"images_per_s", s.images_per_s()},
+                      {"backend", s.backend},
+                      {"device", s.device},
+                      {"engine", s.engine},
+                      {"time_ms",
+                       {{"decode", t.decode_ms},
+                        {"h2d", t.h2d_ms},
+                        {"compute", t.compute_ms},
+                        {"d2h", t.d2h_ms},
+                        {"encode", t.encode_ms},
+                        {"decode_busy", t.decode_busy_ms},
+                        {"encode_busy", t.encode_busy_ms},
+                        {"device_busy", t.device_busy_ms}}},
+                      {"device_share", t.device_share()},
+                      {"timeline", s.timeline}};
+  nlohmann::json failures = nlohmann::json::array();
+  for (const auto& f : s.files)
+    if (!f.ok) failures.push_back({{"input", f.input.string()}, {"error", f.error}});
+  j["failures"] = failures;
+  if (files) {
+    nlohmann::json list = nlohmann::json::array();
+    for (const auto& f : s.files) {
+      nlohmann::json e = {{"input", f.input.string()}, {"output", f.output.string()}, {"ok", f.ok},
+                          {"bytes_in", f.bytes_in}};
+      if (f.ok) {
+        e["bytes_out"] = f.bytes_out;
+        e["width"] = f.width;
+        e["height"] = f.height;
+        e["channels"] = f.channels;
+        e["bit_depth"] = f.bit_depth;
+      } else {
+        e["error"] = f.error;
+      }
+      list.push_back(std::move(e));
+    }
+    j["file_results"] = list;
+  }
+  return j;
+}
+
+}  // namespace streampipe::cli

@@ -1,0 +1,109 @@
+#!/usr/bin/env bash
+# `streampipe gray` end to end (GPU when there is one, else the host backend): name mirroring,
+# recursion, formats, --force, bad files named with exit status 1, usage errors with exit 2,
+# JSON / trace / Gantt outputs. Pixel values are checked by the C++ tests (test_gray*.cpp).
+set -uo pipefail
+cli="${1:?usage: test_gray_cli.sh path/to/streampipe}"
+dir="$(mktemp -d)"
+trap 'rm -rf "$dir"' EXIT
+cd "$dir"
+failures=0
+
+expect() {  # expect STATUS DESCRIPTION -- command...
+  local want="$1" what="$2"
+  shift 3
+  "$@" >out.txt 2>err.txt
+  local got=$?
+  if [[ $got -ne $want ]]; then
+    echo "FAIL: $what: exit $got, expected $want"; cat out.txt err.txt; failures=$((failures + 1))
+  fi
+}
+contains() {  # contains FILE TEXT DESCRIPTION
+  if ! grep -qF -- "$2" "$1"; then echo "FAIL: $3: '$2' not in $1"; cat "$1"; failures=$((failures + 1)); fi
+}
+is_gray_png() {  # IHDR colour type (byte 26) 0 = gray, bit depth (byte 25) 8
+  local f="$1"
+  if [[ "$(head -c 4 "$f" 2>/dev/null | tail -c 3)" != "PNG" ]] || [[ "$(od -An -tu1 -j24 -N2 "$f" | tr -s ' ')" != " 8 0" ]]; then
+    echo "FAIL: $f is not an 8-bit gray PNG"; failures=$((failures + 1))
+  fi
+}
+exists() { [[ -f "$1" ]] || { echo "FAIL: $1 missing"; failures=$((failures + 1)); }; }
+absent() { [[ ! -e "$1" ]] || { echo "FAIL: $1 should not exist"; failures=$((failures + 1)); }; }
+
+# Inputs: RGB PNGs from the mandelbrot command, a gray JPEG from gray itself.
+mkdir -p in/sub/deeper
+"$cli" mandelbrot --size 67x41 -i 50 -o in/a.png >/dev/null || { echo "FAIL: making inputs"; exit 1; }
+"$cli" mandelbrot --size 31x17 -i 50 --center -0.5,0.5 --width 0.5 -o in/sub/b.png >/dev/null
+"$cli" mandelbrot --size 20x20 -i 50 -o in/sub/deeper/c.png >/dev/null
+printf 'not an image\n' > in/readme.txt
+expect 0 "jpeg output" -- "$cli" gray in/a.png -o jpg --format jpeg --quality 80
+[[ "$(od -An -tx1 -N2 jpg/a.jpg | tr -d ' ')" == "ffd8" ]] || { echo "FAIL: jpg/a.jpg is not a JPEG"; failures=$((failures + 1)); }
+cp jpg/a.jpg in/sub/g.JPG
+
+expect 0 "one file" -- "$cli" gray in/a.png -o out1
+is_gray_png out1/a.png
+contains out.txt "1 file(s): 1 ok, 0 failed" "summary counts"
+contains out.txt "where the time went" "time split"
+expect 0 "folder, not recursive" -- "$cli" gray in -o out2 --backend host --threads 3
+is_gray_png out2/a.png
+absent out2/sub
+absent out2/readme.png
+expect 0 "folder, recursive" -- "$cli" gray -r in -o out3 --json out3.json --trace trace.json --gantt gantt.svg
+for f in a sub/b sub/deeper/c sub/g; do is_gray_png "out3/$f.png"; done
+contains out3.json '"ok": 4' "json counts"
+contains out3.json '"device_share"' "json time split"
+contains trace.json '"traceEvents"' "chrome trace"
+contains gantt.svg '<svg' "gantt chart"
+expect 0 "gray JPEG input to JPEG" -- "$cli" gray in/sub/g.JPG -o out4 --format jpg
+exists out4/g.jpg
+
+# Existing outputs: refused before any work (exit 2, untouched), replaced with --force.
+cp out1/a.png before.png
+printf 'old' > out1/a.png
+expect 2 "existing output" -- "$cli" gray in/a.png -o out1
+contains err.txt "exist already" "existing output named"
+[[ "$(cat out1/a.png)" == "old" ]] || { echo "FAIL: existing output was touched"; failures=$((failures + 1)); }
+expect 0 "forced" -- "$cli" gray in/a.png -o out1 --force
+cmp -s out1/a.png before.png || { echo "FAIL: forced output differs from the first run"; failures=$((failures + 1)); }
+expect 2 "existing json" -- "$cli" gray in/a.png -o out5 --json out3.json
+absent out5
+
+# Bad files: each named with its reason, the others finish, exit 1.
+mkdir -p mixed
+cp in/a.png mixed/good1.png
+cp in/sub/b.png mixed/good2.png
+head -c 300 in/a.png > mixed/truncated.png
+printf 'hello' > mixed/text.jpg
+expect 1 "bad files" -- "$cli" gray mixed -o out6 --json out6.json
+contains err.txt "mixed/truncated.png:" "truncated file named"
+contains err.txt "mixed/text.jpg:" "unsupported file named"
+is_gray_png out6/good1.png
+is_gray_png out6/good2.png
+absent out6/truncated.png
+absent out6/text.png
+contains out6.json '"failed": 2' "json failures"
+contains out.txt "2 file(s) failed" "summary names the failures"
+expect 1 "unsupported file given by name" -- "$cli" gray in/readme.txt -o out7
+contains err.txt "readme.txt" "unsupported file named"
+
+# Usage errors: exit 2, nothing written.
+expect 2 "no output" -- "$cli" gray in/a.png
+expect 2 "missing input" -- "$cli" gray nothing.png -o out8
+contains err.txt "nothing.png: no such file" "missing input named"
+expect 2 "bad format" -- "$cli" gray in/a.png -o out8 --format gif
+expect 2 "bad quality" -- "$cli" gray in/a.png -o out8 --quality 0
+expect 2 "bad backend" -- "$cli" gray in/a.png -o out8 --backend tpu
+expect 2 "gpu decode" -- "$cli" gray in/a.png -o out8 --decode gpu
+contains err.txt "nvJPEG" "gpu decode explains"
+mkdir -p empty
+expect 2 "folder without images" -- "$cli" gray empty -o out8
+contains err.txt "no *.png" "empty folder explained"
+mkdir -p clash && cp in/a.png clash/x.png && cp jpg/a.jpg clash/x.jpg
+expect 2 "two inputs, one output" -- "$cli" gray clash -o out8
+contains err.txt "would both be written" "collision named"
+expect 2 "output over input" -- "$cli" gray in/a.png -o in --force
+contains err.txt "would replace the input" "input protected"
+absent out8
+
+if [[ $failures -gt 0 ]]; then echo "$failures failure(s)"; exit 1; fi
+echo "all gray CLI checks passed"
