@@ -5,7 +5,7 @@
 
 #include "streampipe/cuda/device.hpp"
 #include "streampipe/io/atomic_file.hpp"
-#include "streampipe/ops/rgb_to_gray.hpp"
+#include "streampipe/ops/pipeline_ops.hpp"
 #include "streampipe/tools/gray_pixels.hpp"
 
 #include <fmt/format.h>
@@ -55,23 +55,6 @@ std::string file_error(const FileResult& f, const pipeline::ItemResult& r) {
   return fmt::format("{}: {}", name, what);
 }
 
-pipeline::Operation luma_operation() {
-  pipeline::Operation op;
-  op.name = "rgb to gray";
-  op.output_bytes = [](std::size_t in_bytes) { return in_bytes / 3; };
-  op.device = [](const pipeline::Batch& b) {
-    for (std::size_t k = 0; k < b.size(); ++k)
-      ops::rgb_to_gray(b.stream(), b.in_as<const std::uint8_t>(k), b.out_as<std::uint8_t>(k), b.items()[k].out_bytes);
-  };
-  op.host = [](const pipeline::Batch& b) {
-    for (std::size_t k = 0; k < b.size(); ++k) {
-      const auto& d = b.items()[k];
-      ops::rgb_to_gray_host({b.in_as<const std::uint8_t>(k), d.in_bytes}, {b.out_as<std::uint8_t>(k), d.out_bytes});
-    }
-  };
-  return op;
-}
-
 }  // namespace
 
 RunSummary convert(std::span<const Job> jobs, const Options& o) {
@@ -113,7 +96,7 @@ RunSummary convert(std::span<const Job> jobs, const Options& o) {
     ++finished;
     if (o.on_file) o.on_file(f, finished);
   };
-  pipeline::Engine engine(luma_operation(), eo);
+  pipeline::Engine engine(ops::gray_operation(), eo);
   summary.backend = pipeline::backend_name(engine.backend());
   summary.device = engine.backend() == pipeline::Backend::gpu ? Device(o.device).name() : std::string("host");
   summary.engine = engine.describe();
