@@ -297,7 +297,8 @@ Command add_bench_gray(CLI::App& parent) {
       "GPU backend against the host backend with the same worker threads, in images/s, with the host "
       "codec bound and the share of the time the device was busy. Every output of every run is verified.");
   auto bo = add_bench_options(*sub, 5);
-  bo->warmup = 1;
+  bo->warmup = 1;  // a warm-up pass is a full run over every image
+  sub->get_option("--warmup")->default_str("1");
   auto g = std::make_shared<GrayBenchOptions>();
   sub->add_option("--images", g->images, "number of generated images")->capture_default_str()
       ->check(CLI::Range(1u, 100000u));
