@@ -64,6 +64,27 @@ TEST(GrayPixels, WrongSpanSizeIsRejected) {
   EXPECT_THROW(to_rgb8(img, rgb), std::invalid_argument);
 }
 
+TEST(GrayTime, SplitSumsStagesAndUnitesDeviceIntervals) {
+  using pipeline::Stage;
+  const std::vector<pipeline::StageRecord> records = {
+      {Stage::stage_in, -1, 0, 1, 0, 10, 0},   {Stage::stage_in, -1, 1, 1, 5, 12, 0},
+      {Stage::h2d, 0, 0, 1, 10, 11, 0},        {Stage::compute, 0, 0, 1, 11, 13, 0},
+      {Stage::d2h, 0, 0, 1, 13, 14, 0},        {Stage::h2d, 1, 1, 1, 12, 13, 0},  // overlaps lane 0
+      {Stage::compute, 1, 1, 1, 20, 21, 0},    {Stage::stage_out, -1, 0, 1, 14, 18, 0},
+      {Stage::queue, -1, 0, 1, 0, 100, 0}};
+  const TimeSplit t = split_time(records, 40);
+  EXPECT_DOUBLE_EQ(t.decode_ms, 17);
+  EXPECT_DOUBLE_EQ(t.decode_busy_ms, 12);
+  EXPECT_DOUBLE_EQ(t.h2d_ms, 2);
+  EXPECT_DOUBLE_EQ(t.compute_ms, 3);
+  EXPECT_DOUBLE_EQ(t.d2h_ms, 1);
+  EXPECT_DOUBLE_EQ(t.encode_ms, 4);
+  EXPECT_DOUBLE_EQ(t.encode_busy_ms, 4);
+  EXPECT_DOUBLE_EQ(t.device_busy_ms, 5);  // [10, 14] and [20, 21]
+  EXPECT_DOUBLE_EQ(t.device_share(), 5.0 / 40);
+  EXPECT_EQ(split_time({}, 0).device_share(), 0);
+}
+
 // ---- planning --------------------------------------------------------------------------
 
 std::vector<fs::path> outputs_of(const std::vector<Job>& jobs) {
