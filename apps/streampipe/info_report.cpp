@@ -3,10 +3,13 @@
 #include "commands.hpp"
 #include "streampipe/cuda/bandwidth.hpp"
 #include "streampipe/io/atomic_file.hpp"
+#include "streampipe/pipeline/host_copy.hpp"
 #include "streampipe/report/host_info.hpp"
 #include "streampipe/report/table.hpp"
 
 #include <fmt/format.h>
+
+#include <thread>
 
 namespace streampipe::cli {
 namespace {
@@ -111,6 +114,20 @@ int run_info(const InfoOptions& o, nlohmann::json* json_out) {
         dj["measurement"] = {{"bytes_per_copy", bo.bytes}, {"runs", bo.runs}, {"warmup", bo.warmup}};
       }
       out["devices"].push_back(dj);
+    }
+    if (!o.no_measure) {
+      // Staging pageable data costs a host copy into pinned memory: its bandwidth bounds what
+      // pageable input can reach, so it belongs next to the link figures.
+      const int threads = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+      const auto figures = pipeline::measure_host_copy(static_cast<std::size_t>(o.size_mib) << 20, threads, o.runs);
+      report::Table table({"host copy, pageable -> pinned", "threads", "GB/s"});
+      nlohmann::json hj = nlohmann::json::array();
+      for (const auto& f : figures) {
+        table.add_row({f.streaming ? "streaming stores" : "memcpy", std::to_string(f.threads), fmt::format("{:.1f}", f.gbps)});
+        hj.push_back({{"threads", f.threads}, {"streaming", f.streaming}, {"gbps", f.gbps}});
+      }
+      fmt::print("{}", table.str(fmt::format("host staging copy ({} MiB, median of {} runs)", o.size_mib, o.runs)));
+      out["host_copy"] = hj;
     }
   }
   if (!o.json_path.empty()) {

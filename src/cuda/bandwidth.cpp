@@ -2,7 +2,7 @@
 
 #include "streampipe/cuda/device_buffer.hpp"
 #include "streampipe/cuda/event.hpp"
-#include "streampipe/cuda/pinned_buffer.hpp"
+#include "streampipe/cuda/pinned_pool.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -70,11 +70,14 @@ LinkLimits measure_link(const Device& device, const BandwidthOptions& o) {
 
   DeviceBuffer<std::byte> d_a(device, n);
   DeviceBuffer<std::byte> d_b(device, n);
-  PinnedBuffer<std::byte> h_a(n);
-  PinnedBuffer<std::byte> h_b(n);
+  // From the pool: a pipeline that measures the link first reuses these blocks afterwards.
+  PinnedBlock h_a_block = PinnedPool::global().acquire(n);
+  PinnedBlock h_b_block = PinnedPool::global().acquire(n);
+  std::byte* const h_a = h_a_block.data();
+  std::byte* const h_b = h_b_block.data();
   // Touch every page and give the copies real data; zero pages can be special-cased.
   for (std::size_t i = 0; i < n; ++i) h_a[i] = static_cast<std::byte>(i * 131u + 7u);
-  std::memset(h_b.data(), 0x5a, n);
+  std::memset(h_b, 0x5a, n);
   Stream s1(device);
   Stream s2(device);
   const StreamRef r1 = s1.ref();
@@ -82,11 +85,11 @@ LinkLimits measure_link(const Device& device, const BandwidthOptions& o) {
 
   limits.figures.push_back(summarize(
       "pinned_h2d", "pinned host -> device", n, time_runs(device, r1, o.warmup, runs, [&] {
-        SP_CUDA_CHECK(cudaMemcpyAsync(d_a.data(), h_a.data(), n, cudaMemcpyHostToDevice, r1.handle()));
+        SP_CUDA_CHECK(cudaMemcpyAsync(d_a.data(), h_a, n, cudaMemcpyHostToDevice, r1.handle()));
       })));
   limits.figures.push_back(summarize(
       "pinned_d2h", "pinned device -> host", n, time_runs(device, r1, o.warmup, runs, [&] {
-        SP_CUDA_CHECK(cudaMemcpyAsync(h_b.data(), d_a.data(), n, cudaMemcpyDeviceToHost, r1.handle()));
+        SP_CUDA_CHECK(cudaMemcpyAsync(h_b, d_a.data(), n, cudaMemcpyDeviceToHost, r1.handle()));
       })));
   {
     // Both copy engines at once: r2 joins r1's start, r1 waits for r2's end.
@@ -97,8 +100,8 @@ LinkLimits measure_link(const Device& device, const BandwidthOptions& o) {
         time_runs(device, r1, o.warmup, runs, [&] {
           fork.record(r1);
           r2.wait(fork);
-          SP_CUDA_CHECK(cudaMemcpyAsync(d_a.data(), h_a.data(), n, cudaMemcpyHostToDevice, r1.handle()));
-          SP_CUDA_CHECK(cudaMemcpyAsync(h_b.data(), d_b.data(), n, cudaMemcpyDeviceToHost, r2.handle()));
+          SP_CUDA_CHECK(cudaMemcpyAsync(d_a.data(), h_a, n, cudaMemcpyHostToDevice, r1.handle()));
+          SP_CUDA_CHECK(cudaMemcpyAsync(h_b, d_b.data(), n, cudaMemcpyDeviceToHost, r2.handle()));
           join.record(r2);
           r1.wait(join);
         })));
@@ -109,7 +112,7 @@ LinkLimits measure_link(const Device& device, const BandwidthOptions& o) {
       })));
 
   if (o.pageable) {
-    std::vector<std::byte> p_a(h_a.data(), h_a.data() + n);
+    std::vector<std::byte> p_a(h_a, h_a + n);
     std::vector<std::byte> p_b(n, std::byte{0x33});
     // From pageable memory the driver stages through its own pinned buffer and the call
     // returns only when the source has been consumed: what plain cudaMemcpy users get.
@@ -133,8 +136,10 @@ const LinkLimits& link_limits(const Device& device) {
   std::lock_guard lock(mutex);
   auto it = cache.find(device.index());
   if (it == cache.end()) {
+    // 256 MiB: large enough that the device-to-device figure is not flattered or hurt by the
+    // 50 MB L2, and the copies are long against event resolution.
     BandwidthOptions quick;
-    quick.bytes = std::size_t{64} << 20;
+    quick.bytes = std::size_t{256} << 20;
     quick.runs = 5;
     quick.warmup = 1;
     quick.pageable = false;

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <array>
+#include <cstdlib>
 #include <fstream>
 #include <memory>
 #include <mutex>
@@ -61,6 +62,11 @@ Device::Device(int index) : index_(index) {
 int Device::count() noexcept {
   // The set of visible devices is fixed for the life of the process; ask once.
   static const int n = [] {
+    // Streams share CUDA_DEVICE_MAX_CONNECTIONS hardware queues (8 by default); more lanes
+    // than queues create false dependencies between streams (one lane's copy waits behind
+    // another lane's kernel). Ask for the maximum unless the user chose a value. Read when
+    // the first context is created, which this call precedes in streampipe code.
+    ::setenv("CUDA_DEVICE_MAX_CONNECTIONS", "32", 0);
     int value = 0;
     (void)query_count(value);
     return value;

@@ -21,6 +21,7 @@
 #include "streampipe/cuda/error.hpp"
 #include "streampipe/cuda/nvtx.hpp"
 #include "streampipe/cuda/pinned_buffer.hpp"
+#include "streampipe/pipeline/host_copy.hpp"
 
 #include <fmt/format.h>
 
@@ -174,7 +175,7 @@ struct Engine::Impl {
     for (auto& s : slots) free_slots.push_back(s.get());
 
     int threads = options.host_threads;
-    if (threads <= 0) threads = static_cast<int>(std::clamp(std::thread::hardware_concurrency(), 2u, 8u));
+    if (threads <= 0) threads = static_cast<int>(std::clamp(std::thread::hardware_concurrency(), 2u, 32u));
     workers = std::make_unique<detail::WorkerPool>(threads);
 
     for (int l = 0; l < options.lanes; ++l) {
@@ -336,6 +337,18 @@ struct Engine::Impl {
 
   // ---- staging and enqueue ----------------------------------------------------------------
 
+  // One thread's memcpy moves a fraction of what the link carries: large copies are split
+  // over the idle workers (the caller takes pieces too, so it never waits on a queue).
+  void host_copy(std::byte* dst, const std::byte* src, std::size_t bytes) {
+    constexpr std::size_t kPiece = std::size_t{1} << 20;
+    if (bytes < 4 * kPiece || workers->size() < 2) {
+      streaming_copy(dst, src, bytes);
+      return;
+    }
+    split_work(bytes, kPiece, workers->size() - 1, [this](std::function<void()> task) { workers->post(std::move(task)); },
+               [&](std::size_t first, std::size_t last) { streaming_copy(dst + first, src + first, last - first); });
+  }
+
   [[nodiscard]] bool host_memory_is_direct(const void* p) const {
     // The host backend's "device" reads host memory directly; the GPU copies at full speed
     // only from page-locked memory, so anything else is staged.
@@ -394,7 +407,7 @@ struct Engine::Impl {
         }
       } else if (it->stage_in) {
         slot.in_stage.reserve(it->in_offset + it->in_bytes, it->in_offset);
-        std::memcpy(slot.in_stage.data() + it->in_offset, it->item.in.data(), it->in_bytes);
+        host_copy(slot.in_stage.data() + it->in_offset, it->item.in.data(), it->in_bytes);
       }
       bytes += it->in_bytes;
     }
@@ -531,7 +544,7 @@ struct Engine::Impl {
           mark_failed(*it, std::current_exception(), "host stage 'consume' failed");
         }
       } else {
-        std::memcpy(it->item.out.data(), out.data(), out.size());
+        host_copy(it->item.out.data(), out.data(), out.size());
       }
     }
     slot.stage_out_ms = clock_ms() - t0;

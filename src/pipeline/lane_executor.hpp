@@ -43,6 +43,7 @@ struct SlotWork {
   double h2d_start_ms = 0, h2d_end_ms = 0, compute_end_ms = 0, d2h_end_ms = 0;
   double enqueue_ms = 0;
   bool replayed_graph = false;
+  bool graph_timing = false;  // one span start..done: the copies ran inside a graph
 };
 
 class LaneExecutor {

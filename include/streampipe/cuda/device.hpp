@@ -2,6 +2,8 @@
 // A GPU named by explicit index. Properties are read once per device and cached for the
 // process. Device::count() never throws for "no GPU here": it returns 0, and
 // Device::unavailable_reason() says why, so callers can fall back to the host backend.
+// The first call sets CUDA_DEVICE_MAX_CONNECTIONS=32 unless the environment already sets
+// it, so that many streams do not share (and serialize on) the default 8 hardware queues.
 
 #include <cuda_runtime_api.h>
 

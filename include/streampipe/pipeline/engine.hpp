@@ -39,7 +39,7 @@ struct EngineOptions {
   std::size_t batch_bytes = std::size_t{16} << 20;  // ... while the packed input stays below
   Delivery delivery = Delivery::as_completed;
   std::function<void(const ItemResult&)> on_complete;  // called once per item
-  int host_threads = 0;         // staging/post workers; 0: min(cores, 8)
+  int host_threads = 0;         // staging/post workers; 0: one per core (at most 32)
   bool use_graphs = false;      // replay a captured graph per slot for same-size batches
   bool record_timeline = true;
 };
