@@ -4,6 +4,7 @@
 #include "streampipe/tools/gray.hpp"
 
 #include "streampipe/cuda/device.hpp"
+#include "streampipe/cuda/nvtx.hpp"
 #include "streampipe/io/atomic_file.hpp"
 #include "streampipe/ops/pipeline_ops.hpp"
 #include "streampipe/tools/gray_pixels.hpp"
@@ -71,6 +72,9 @@ RunSummary convert(std::span<const Job> jobs, const Options& o) {
   const int threads = o.threads > 0 ? o.threads : static_cast<int>(std::max(2u, std::thread::hardware_concurrency()));
   const int lanes = o.lanes > 0 ? o.lanes : backend == pipeline::Backend::gpu ? 4 : std::max(2, threads / 4);
 
+  // One range over the whole run in Nsight Systems. Opened before the engine starts its
+  // threads, it also makes NVTX's lazy initialization happen once, here, not racing in them.
+  const NvtxRange range("streampipe gray");
   RunSummary summary;
   summary.files.resize(jobs.size());
   for (std::size_t i = 0; i < jobs.size(); ++i) {
