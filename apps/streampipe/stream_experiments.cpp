@@ -10,6 +10,7 @@
 #include "streampipe/ops/rgb_to_gray.hpp"
 #include "streampipe/pipeline/chunked.hpp"
 #include "streampipe/pipeline/engine.hpp"
+#include "streampipe/pipeline/planner.hpp"
 #include "streampipe/report/statistics.hpp"
 #include "streampipe/report/table.hpp"
 
@@ -150,7 +151,7 @@ Experiment gray_experiment(const StreamExperimentConfig& c, bool gpu, const Link
       if (std::memcmp(pin_out[i].data(), want[i].data(), pixels) != 0) return false;
     return true;
   };
-  const double limit = link ? link->gbps("pinned_h2d") : 0;
+  const double limit = link ? link->peak_gbps("pinned_h2d") : 0;
 
   if (gpu) {
     const Device dev(c.device);
@@ -185,9 +186,16 @@ Experiment gray_experiment(const StreamExperimentConfig& c, bool gpu, const Link
       }, verify_pinned));
     }
   }
-  const int lanes = c.lanes > 0 ? c.lanes : 4;
   {
-    Engine engine(ops::gray_operation(), engine_options(gpu, c.device, lanes));
+    const auto op = ops::gray_operation();
+    EngineOptions o = engine_options(gpu, c.device, c.lanes > 0 ? c.lanes : 4);
+    std::string reason = "lanes set on the command line";
+    if (c.lanes == 0) {
+      const auto plan = pipeline::plan_items(op, std::as_bytes(std::span<const std::uint8_t>(rgb[0])), pixels, n, o);
+      o = plan.options;
+      reason = "planner: " + plan.reason;
+    }
+    Engine engine(op, o);
     if (gpu) {
       Row row = measure("engine, pinned input", c.warmup, c.runs, poison_pinned, [&] {
         engine.timeline().clear();
@@ -196,6 +204,7 @@ Experiment gray_experiment(const StreamExperimentConfig& c, bool gpu, const Link
         engine.drain();
       }, verify_pinned);
       add_engine_details(row, engine);
+      row.detail += "; " + reason;
       write_trace(c, engine, "gray-engine-pinned");
       ex.rows.push_back(std::move(row));
     }
@@ -206,6 +215,7 @@ Experiment gray_experiment(const StreamExperimentConfig& c, bool gpu, const Link
       engine.drain();
     }, verify_pageable);
     add_engine_details(row, engine);
+    row.detail += "; " + reason;
     write_trace(c, engine, "gray-engine-pageable");
     ex.rows.push_back(std::move(row));
   }
@@ -290,10 +300,18 @@ Experiment arrays_experiment(const StreamExperimentConfig& c, bool gpu, const Li
   }
   // One launch per batch covers `batch` arrays (one block each), so the single-block kernels
   // of many arrays run at once instead of queueing behind each other on a few streams.
+  const auto op = ops::multiply_divide_operation(shape);
   auto o = engine_options(gpu, c.device, c.lanes > 0 ? c.lanes : 8);
-  o.batch_items = c.batch > 0 ? c.batch : 10;
-  o.batch_bytes = static_cast<std::size_t>(o.batch_items) * kBytes;
-  Engine engine(ops::multiply_divide_operation(shape), o);
+  std::string reason = "lanes and batch set on the command line";
+  if (c.lanes == 0 && c.batch == 0) {
+    const auto plan = pipeline::plan_items(op, std::as_bytes(std::span<const float>(in[0])), kBytes, n, o);
+    o = plan.options;
+    reason = "planner: " + plan.reason;
+  } else {
+    o.batch_items = c.batch > 0 ? c.batch : 10;
+    o.batch_bytes = static_cast<std::size_t>(o.batch_items) * kBytes;
+  }
+  Engine engine(op, o);
   if (gpu) {
     Row row = measure("engine, pinned input", c.warmup, c.runs, poison_pinned, [&] {
       engine.timeline().clear();
@@ -302,6 +320,7 @@ Experiment arrays_experiment(const StreamExperimentConfig& c, bool gpu, const Li
       engine.drain();
     }, verify_pinned);
     add_engine_details(row, engine);
+    row.detail += "; " + reason;
     write_trace(c, engine, "arrays-engine-pinned");
     ex.rows.push_back(std::move(row));
   }
@@ -313,11 +332,12 @@ Experiment arrays_experiment(const StreamExperimentConfig& c, bool gpu, const Li
     engine.drain();
   }, verify_pageable);
   add_engine_details(row, engine);
+  row.detail += "; " + reason;
   write_trace(c, engine, "arrays-engine-pageable");
   ex.rows.push_back(std::move(row));
   for (auto& r : ex.rows) {
     r.bytes = n * kBytes;
-    r.limit_gbps = link ? link->gbps("pinned_h2d") : 0;
+    r.limit_gbps = link ? link->peak_gbps("pinned_h2d") : 0;
   }
   return ex;
 }
@@ -369,9 +389,23 @@ Experiment chunked_experiment(const StreamExperimentConfig& c, bool gpu, const L
       if (lanes == 4 && mib == 16) write_trace(c, engine, "chunked-4-lanes-16MiB");
       ex.rows.push_back(std::move(row));
     }
+  if (c.lanes == 0) {
+    const auto op = ops::affine_operation(2.0f, 1.0f);
+    const auto plan = pipeline::plan_chunked(op, std::as_bytes(in_span), 4, 4, engine_options(gpu, c.device, 4));
+    Engine engine(op, plan.options);
+    Row row = measure(fmt::format("planner: {} lanes, {} MiB chunks", plan.options.lanes, (plan.chunk_records * 4) >> 20),
+                      c.warmup, gpu ? c.runs : 1, poison, [&] {
+      engine.timeline().clear();
+      const auto run = pipeline::run_chunked(engine, in_span, out_span, plan.chunk_records);
+      if (!run.ok()) throw std::runtime_error(run.failures.front().error);
+    }, verify);
+    add_engine_details(row, engine);
+    row.detail += "; planner: " + plan.reason;
+    ex.rows.push_back(std::move(row));
+  }
   for (auto& r : ex.rows) {
     r.bytes = 2 * bytes;
-    r.limit_gbps = link ? link->gbps("bidirectional") : 0;
+    r.limit_gbps = link ? link->peak_gbps("bidirectional") : 0;
   }
   return ex;
 }
@@ -463,11 +497,11 @@ nlohmann::json run_stream_experiments(const StreamExperimentConfig& c, bool& all
     const Device dev(c.device);
     link = &link_limits(dev);
     out["device"] = dev.name();
-    out["link_limits"] = {{"pinned_h2d_gbps", link->gbps("pinned_h2d")},
-                          {"pinned_d2h_gbps", link->gbps("pinned_d2h")},
-                          {"bidirectional_gbps", link->gbps("bidirectional")}};
-    fmt::print("device: {}; link (measured now): H2D {:.1f} GB/s, D2H {:.1f} GB/s, both {:.1f} GB/s\n", dev.name(),
-               link->gbps("pinned_h2d"), link->gbps("pinned_d2h"), link->gbps("bidirectional"));
+    out["link_limits"] = {{"pinned_h2d_gbps", link->peak_gbps("pinned_h2d")},
+                          {"pinned_d2h_gbps", link->peak_gbps("pinned_d2h")},
+                          {"bidirectional_gbps", link->peak_gbps("bidirectional")}};
+    fmt::print("device: {}; link measured now (best of 7 runs of 256 MiB): H2D {:.1f} GB/s, D2H {:.1f} GB/s, both {:.1f} GB/s\n", dev.name(),
+               link->peak_gbps("pinned_h2d"), link->peak_gbps("pinned_d2h"), link->peak_gbps("bidirectional"));
   } else {
     out["device"] = "none (host backend)";
     fmt::print("no GPU: engine rows run on the host backend; the GPU-only peers are skipped\n");

@@ -60,6 +60,12 @@ double LinkLimits::gbps(const std::string& path) const {
   return 0.0;
 }
 
+double LinkLimits::peak_gbps(const std::string& path) const {
+  for (const auto& f : figures)
+    if (f.path == path) return f.max_gbps;
+  return 0.0;
+}
+
 LinkLimits measure_link(const Device& device, const BandwidthOptions& o) {
   CurrentDeviceGuard guard(device);
   const std::size_t n = o.bytes;
@@ -140,7 +146,7 @@ const LinkLimits& link_limits(const Device& device) {
     // 50 MB L2, and the copies are long against event resolution.
     BandwidthOptions quick;
     quick.bytes = std::size_t{256} << 20;
-    quick.runs = 5;
+    quick.runs = 7;
     quick.warmup = 1;
     quick.pageable = false;
     it = cache.emplace(device.index(), measure_link(device, quick)).first;

@@ -161,6 +161,7 @@ struct Engine::Impl {
     if (options.lanes < 1) throw std::invalid_argument("EngineOptions::lanes must be at least 1");
     if (options.depth < 1) throw std::invalid_argument("EngineOptions::depth must be at least 1");
     if (options.batch_items < 1) throw std::invalid_argument("EngineOptions::batch_items must be at least 1");
+    nvtx_initialize();  // before any worker or lane thread opens a range
     backend = options.backend;
     if (backend == Backend::automatic) backend = Device::count() > 0 ? Backend::gpu : Backend::host;
     if (backend == Backend::gpu && !op.device)

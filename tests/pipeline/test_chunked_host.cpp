@@ -1,5 +1,6 @@
 #include "streampipe/ops/rgb_to_gray.hpp"
 #include "streampipe/pipeline/chunked.hpp"
+#include "streampipe/pipeline/planner.hpp"
 
 #include <gtest/gtest.h>
 
@@ -62,6 +63,19 @@ TEST(ChunkedHost, MismatchedSpansAreClearErrors) {
   std::vector<std::uint8_t> g10(10);
   EXPECT_THROW((void)run_chunked(engine, std::as_bytes(std::span(rgb)), 3, std::as_writable_bytes(std::span(g10)), 1, 0),
                std::invalid_argument);
+}
+
+TEST(PlannerHost, ChoosesLanesAndChunksForTheHostBackend) {
+  std::vector<std::uint8_t> rgb(3 * 5'000'000, 7), gray(5'000'000);
+  const auto plan = plan_chunked(gray_host(), std::as_bytes(std::span(rgb)), 3, 1, host(1));
+  EXPECT_EQ(plan.options.backend, Backend::host);
+  EXPECT_GE(plan.options.lanes, 1);
+  EXPECT_GT(plan.chunk_records, 0u);
+  EXPECT_NE(plan.reason.find("host backend"), std::string::npos);
+  Engine engine(gray_host(), plan.options);
+  EXPECT_TRUE(run_chunked(engine, std::span<const std::uint8_t>(rgb), std::span<std::uint8_t>(gray), 3 * plan.chunk_records, 3, 1).ok());
+  EXPECT_EQ(gray[4'999'999], ops::luma_bt601(7, 7, 7));
+  EXPECT_THROW((void)plan_items(gray_host(), {}, 0, 1, host(1)), std::invalid_argument);
 }
 
 }  // namespace

@@ -8,6 +8,7 @@
 #include "streampipe/ops/rgb_to_gray.hpp"
 #include "streampipe/pipeline/chunked.hpp"
 #include "streampipe/pipeline/engine.hpp"
+#include "streampipe/pipeline/planner.hpp"
 #include "support/gpu.hpp"
 
 #include <cstring>
@@ -205,6 +206,28 @@ TEST(EngineGpu, PinnedPoolIsReusedAcrossEngines) {
   const auto after = PinnedPool::global().stats();
   EXPECT_EQ(after.misses, before.misses) << "the second run allocated pinned memory again";
   EXPECT_GT(after.hits, before.hits);
+}
+
+TEST(PlannerGpu, BatchesSingleBlockKernelsAndKeepsCopyBoundWorkOnFewLanes) {
+  SP_REQUIRE_GPU();
+  std::vector<float> array(1 << 20, 1.5f);
+  const auto small = plan_items(ops::multiply_divide_operation({1, 64, 50}), std::as_bytes(std::span<const float>(array)),
+                                array.size() * 4, 200, gpu(4));
+  EXPECT_GT(small.options.batch_items, 1) << small.reason;
+  EXPECT_GT(small.options.lanes, 4) << small.reason;
+  EXPECT_NE(small.reason.find("small kernel"), std::string::npos) << small.reason;
+
+  std::vector<float> big((std::size_t{256} << 20) / 4, 2.0f);
+  const auto copy = plan_chunked(ops::affine_operation(2.0f, 1.0f), std::as_bytes(std::span<const float>(big)), 4, 4, gpu(8));
+  EXPECT_EQ(copy.options.lanes, 4) << copy.reason;
+  EXPECT_NE(copy.reason.find("copy-bound"), std::string::npos) << copy.reason;
+  EXPECT_GE(copy.chunk_records * 4, std::size_t{1} << 20);
+  EXPECT_LT(copy.kernel_ms, copy.transfer_ms);
+  // The plan runs as it is.
+  Engine engine(ops::affine_operation(2.0f, 1.0f), copy.options);
+  std::vector<float> out(big.size());
+  ASSERT_TRUE(run_chunked(engine, std::span<const float>(big), std::span<float>(out), copy.chunk_records).ok());
+  EXPECT_EQ(out[12345], 5.0f);
 }
 
 }  // namespace

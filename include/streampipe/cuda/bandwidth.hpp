@@ -31,8 +31,10 @@ struct LinkLimits {
   int device = 0;
   std::string device_name;
   std::vector<BandwidthFigure> figures;
-  // Convenience lookups; 0 when not measured.
+  // Convenience lookups; 0 when not measured. gbps() is the median run; peak_gbps() the
+  // best run, the steadier yardstick on a link that other traffic sometimes slows down.
   [[nodiscard]] double gbps(const std::string& path) const;
+  [[nodiscard]] double peak_gbps(const std::string& path) const;
 };
 
 [[nodiscard]] LinkLimits measure_link(const Device& device, const BandwidthOptions& options = {});

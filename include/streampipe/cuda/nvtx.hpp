@@ -8,6 +8,14 @@
 
 namespace streampipe {
 
+// NVTX initializes itself lazily on first use, which races when several threads make their
+// first call together; call this once before starting threads that use NvtxRange.
+inline void nvtx_initialize() noexcept {
+#if defined(STREAMPIPE_HAVE_NVTX)
+  nvtxInitialize(nullptr);
+#endif
+}
+
 class NvtxRange {
  public:
   explicit NvtxRange([[maybe_unused]] const char* name) noexcept {

@@ -1,0 +1,148 @@
+#include "streampipe/pipeline/planner.hpp"
+
+#include "streampipe/cuda/bandwidth.hpp"
+#include "streampipe/cuda/device_buffer.hpp"
+#include "streampipe/cuda/event.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <thread>
+#include <vector>
+
+namespace streampipe::pipeline {
+namespace {
+
+// Median device time of op on `copies` copies of `sample`, as one batch (ms).
+double probe_ms(const Operation& op, int device_index, std::span<const std::byte> sample, std::size_t out_bytes,
+                std::size_t copies) {
+  const Device device(device_index);
+  CurrentDeviceGuard guard(device);
+  constexpr std::size_t kAlign = 256;
+  const std::size_t in_stride = (sample.size() + kAlign - 1) / kAlign * kAlign;
+  const std::size_t out_stride = (out_bytes + kAlign - 1) / kAlign * kAlign;
+  Stream stream(device);
+  DeviceBuffer<std::byte> d_in(device, in_stride * copies), d_out(device, std::max<std::size_t>(out_stride * copies, 1));
+  std::vector<ItemDescriptor> items;
+  std::vector<std::size_t> indices;
+  for (std::size_t k = 0; k < copies; ++k) {
+    SP_CUDA_CHECK(cudaMemcpyAsync(d_in.data() + k * in_stride, sample.data(), sample.size(), cudaMemcpyHostToDevice,
+                                  stream.handle()));
+    items.push_back({k * in_stride, sample.size(), k * out_stride, out_bytes});
+    indices.push_back(k);
+  }
+  DeviceBuffer<ItemDescriptor> d_items(device, items.size());
+  SP_CUDA_CHECK(cudaMemcpyAsync(d_items.data(), items.data(), d_items.bytes(), cudaMemcpyHostToDevice, stream.handle()));
+  const Batch batch(d_in.data(), in_stride * copies, d_out.data(), out_stride * copies, items,
+                    copies > 1 ? d_items.data() : nullptr, 0, stream.ref(), indices);
+  Event start(device), stop(device);
+  std::vector<double> ms;
+  for (int run = 0; run < 4; ++run) {  // the first run loads modules and warms clocks
+    start.record(stream.ref());
+    op.device(batch);
+    stop.record(stream.ref());
+    stop.synchronize();
+    if (run > 0) ms.push_back(elapsed(start, stop).count());
+  }
+  std::sort(ms.begin(), ms.end());
+  return ms[ms.size() / 2];
+}
+
+Backend resolve(Backend b) {
+  if (b == Backend::automatic) return Device::count() > 0 ? Backend::gpu : Backend::host;
+  return b;
+}
+
+}  // namespace
+
+Plan plan_chunked(const Operation& op, std::span<const std::byte> in, std::size_t in_record, std::size_t out_record,
+                  const EngineOptions& base) {
+  if (in.empty() || in_record == 0 || out_record == 0) throw std::invalid_argument("plan_chunked: empty input or record");
+  Plan plan;
+  plan.options = base;
+  plan.options.backend = resolve(base.backend);
+  const std::size_t records = in.size() / in_record;
+  // At least 8 chunks so the pipeline fills; at most 64 MiB and at least 1 MiB each.
+  std::size_t chunk_bytes = std::clamp<std::size_t>(in.size() / 8, std::size_t{1} << 20, std::size_t{16} << 20);
+  std::size_t chunk = std::max<std::size_t>(1, std::min(records, chunk_bytes / in_record));
+  if (plan.options.backend == Backend::host) {
+    plan.options.lanes = static_cast<int>(std::clamp(std::thread::hardware_concurrency(), 1u, 16u));
+    plan.chunk_records = chunk;
+    plan.reason = fmt::format("host backend: one lane per core ({}), {} MiB chunks", plan.options.lanes,
+                              (chunk * in_record) >> 20);
+    return plan;
+  }
+  const auto& link = link_limits(Device(plan.options.device));
+  const double in_ms = static_cast<double>(chunk * in_record) / (link.peak_gbps("pinned_h2d") * 1e6);
+  const double out_ms = static_cast<double>(chunk * out_record) / (link.peak_gbps("pinned_d2h") * 1e6);
+  plan.transfer_ms = std::max(in_ms, out_ms);
+  plan.kernel_ms = probe_ms(op, plan.options.device, in.first(chunk * in_record), chunk * out_record, 1);
+  if (plan.kernel_ms <= plan.transfer_ms) {
+    plan.options.lanes = 4;  // one chunk in each copy engine, one on the SMs, one being refilled
+    plan.reason = fmt::format("copy-bound: kernel {:.3f} ms vs transfer {:.3f} ms per {} MiB chunk -> {} lanes",
+                              plan.kernel_ms, plan.transfer_ms, (chunk * in_record) >> 20, plan.options.lanes);
+  } else {
+    plan.options.lanes = static_cast<int>(std::clamp(std::ceil(plan.kernel_ms / plan.transfer_ms) + 2.0, 4.0, 16.0));
+    plan.reason = fmt::format("compute-bound: kernel {:.3f} ms vs transfer {:.3f} ms per {} MiB chunk -> {} lanes",
+                              plan.kernel_ms, plan.transfer_ms, (chunk * in_record) >> 20, plan.options.lanes);
+  }
+  plan.options.depth = 2;
+  plan.chunk_records = chunk;
+  return plan;
+}
+
+Plan plan_items(const Operation& op, std::span<const std::byte> sample, std::size_t out_bytes, std::size_t count,
+                const EngineOptions& base) {
+  if (sample.empty()) throw std::invalid_argument("plan_items: empty sample item");
+  Plan plan;
+  plan.options = base;
+  plan.options.backend = resolve(base.backend);
+  if (plan.options.backend == Backend::host) {
+    plan.options.lanes = static_cast<int>(std::clamp(std::thread::hardware_concurrency(), 1u, 16u));
+    plan.options.batch_items = 1;
+    plan.reason = fmt::format("host backend: one lane per core ({})", plan.options.lanes);
+    return plan;
+  }
+  const auto& link = link_limits(Device(plan.options.device));
+  const double in_ms = static_cast<double>(sample.size()) / (link.peak_gbps("pinned_h2d") * 1e6);
+  const double out_ms = static_cast<double>(out_bytes) / (link.peak_gbps("pinned_d2h") * 1e6);
+  const double item_transfer = std::max(in_ms, out_ms);
+  constexpr std::size_t kProbeBatch = 8;
+  plan.kernel_ms_one = probe_ms(op, plan.options.device, sample, out_bytes, 1);
+  const double batch_ms = count >= kProbeBatch ? probe_ms(op, plan.options.device, sample, out_bytes, kProbeBatch) : 0;
+  const bool occupancy_light = count >= kProbeBatch && batch_ms < 0.5 * kProbeBatch * plan.kernel_ms_one;
+  if (occupancy_light && plan.kernel_ms_one > item_transfer) {
+    // A batch costs about one item's kernel time however many items it holds: make batches
+    // just large enough that `lanes - 2` of them in flight cover one kernel's duration.
+    const int lanes = 12;
+    const double per_batch = plan.kernel_ms_one / (lanes - 2);
+    const auto b = static_cast<int>(std::clamp(std::ceil(per_batch / item_transfer), 1.0, 64.0));
+    plan.options.lanes = lanes;
+    plan.options.batch_items = b;
+    plan.options.batch_bytes = static_cast<std::size_t>(b) * ((sample.size() + 255) / 256 * 256);
+    plan.kernel_ms = batch_ms;
+    plan.transfer_ms = b * item_transfer;
+    plan.reason = fmt::format(
+        "small kernel: one item {:.3f} ms, {} items in one launch {:.3f} ms, transfer {:.3f} ms per item -> batches of {} "
+        "on {} lanes",
+        plan.kernel_ms_one, kProbeBatch, batch_ms, item_transfer, b, lanes);
+  } else {
+    plan.options.batch_items = 1;
+    plan.kernel_ms = plan.kernel_ms_one;
+    plan.transfer_ms = item_transfer;
+    if (plan.kernel_ms_one <= item_transfer) {
+      plan.options.lanes = 4;
+      plan.reason = fmt::format("copy-bound: kernel {:.3f} ms vs transfer {:.3f} ms per item -> 4 lanes, no batching",
+                                plan.kernel_ms_one, item_transfer);
+    } else {
+      plan.options.lanes = static_cast<int>(std::clamp(std::ceil(plan.kernel_ms_one / item_transfer) + 2.0, 4.0, 16.0));
+      plan.reason = fmt::format("compute-bound: kernel {:.3f} ms vs transfer {:.3f} ms per item -> {} lanes",
+                                plan.kernel_ms_one, item_transfer, plan.options.lanes);
+    }
+  }
+  plan.options.depth = 2;
+  return plan;
+}
+
+}  // namespace streampipe::pipeline
