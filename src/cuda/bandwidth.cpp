@@ -136,7 +136,7 @@ LinkLimits measure_link(const Device& device, const BandwidthOptions& o) {
   return limits;
 }
 
-const LinkLimits& link_limits(const Device& device) {
+const LinkLimits& link_limits(Device device) {
   static std::mutex mutex;
   static std::map<int, LinkLimits> cache;
   std::lock_guard lock(mutex);

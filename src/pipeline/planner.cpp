@@ -73,7 +73,7 @@ Plan plan_chunked(const Operation& op, std::span<const std::byte> in, std::size_
                               (chunk * in_record) >> 20);
     return plan;
   }
-  const auto& link = link_limits(Device(plan.options.device));
+  const LinkLimits& link = link_limits(Device(plan.options.device));
   const double in_ms = static_cast<double>(chunk * in_record) / (link.peak_gbps("pinned_h2d") * 1e6);
   const double out_ms = static_cast<double>(chunk * out_record) / (link.peak_gbps("pinned_d2h") * 1e6);
   plan.transfer_ms = std::max(in_ms, out_ms);
@@ -104,7 +104,7 @@ Plan plan_items(const Operation& op, std::span<const std::byte> sample, std::siz
     plan.reason = fmt::format("host backend: one lane per core ({})", plan.options.lanes);
     return plan;
   }
-  const auto& link = link_limits(Device(plan.options.device));
+  const LinkLimits& link = link_limits(Device(plan.options.device));
   const double in_ms = static_cast<double>(sample.size()) / (link.peak_gbps("pinned_h2d") * 1e6);
   const double out_ms = static_cast<double>(out_bytes) / (link.peak_gbps("pinned_d2h") * 1e6);
   const double item_transfer = std::max(in_ms, out_ms);

@@ -41,6 +41,6 @@ struct LinkLimits {
 
 // The limits for `device`, measured once per process with a short probe (64 MiB, 5 runs,
 // pinned paths only) and cached. Engines and reports use these as their yardstick.
-[[nodiscard]] const LinkLimits& link_limits(const Device& device);
+[[nodiscard]] const LinkLimits& link_limits(Device device);
 
 }  // namespace streampipe
