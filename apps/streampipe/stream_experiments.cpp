@@ -207,8 +207,18 @@ Experiment gray_experiment(const StreamExperimentConfig& c, bool gpu, const Link
       row.detail += "; " + reason;
       write_trace(c, engine, "gray-engine-pinned");
       ex.rows.push_back(std::move(row));
+      // Pageable input alone: outputs land in pinned buffers the caller owns.
+      Row mixed = measure("engine, pageable input, pinned output", c.warmup, c.runs, poison_pinned, [&] {
+        engine.timeline().clear();
+        for (std::size_t i = 0; i < n; ++i)
+          (void)engine.submit(pipeline::make_item(std::span<const std::uint8_t>(rgb[i]), pin_out[i].as<std::uint8_t>()));
+        engine.drain();
+      }, verify_pinned);
+      add_engine_details(mixed, engine);
+      write_trace(c, engine, "gray-engine-pageable-in");
+      ex.rows.push_back(std::move(mixed));
     }
-    Row row = measure(gpu ? "engine, pageable input" : "engine on the host backend", c.warmup, c.runs, poison_pageable, [&] {
+    Row row = measure(gpu ? "engine, pageable input and output" : "engine on the host backend", c.warmup, c.runs, poison_pageable, [&] {
       engine.timeline().clear();
       for (std::size_t i = 0; i < n; ++i)
         (void)engine.submit(pipeline::make_item(std::span<const std::uint8_t>(rgb[i]), std::span<std::uint8_t>(gray[i])));
@@ -323,8 +333,17 @@ Experiment arrays_experiment(const StreamExperimentConfig& c, bool gpu, const Li
     row.detail += "; " + reason;
     write_trace(c, engine, "arrays-engine-pinned");
     ex.rows.push_back(std::move(row));
+    Row mixed = measure("engine, pageable input, pinned output", c.warmup, c.runs, poison_pinned, [&] {
+      engine.timeline().clear();
+      for (std::size_t i = 0; i < n; ++i)
+        (void)engine.submit(pipeline::make_item(std::span<const float>(in[i]), pin_out[i].as<float>()));
+      engine.drain();
+    }, verify_pinned);
+    add_engine_details(mixed, engine);
+    write_trace(c, engine, "arrays-engine-pageable-in");
+    ex.rows.push_back(std::move(mixed));
   }
-  Row row = measure(gpu ? "engine, pageable input" : "engine on the host backend", c.warmup, gpu ? c.runs : 1,
+  Row row = measure(gpu ? "engine, pageable input and output" : "engine on the host backend", c.warmup, gpu ? c.runs : 1,
                     poison_pageable, [&] {
     engine.timeline().clear();
     for (std::size_t i = 0; i < n; ++i)
