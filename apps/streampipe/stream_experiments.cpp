@@ -111,6 +111,21 @@ void add_engine_details(Row& row, Engine& engine) {
   row.extra["timeline"] = rep;
 }
 
+// One engine variant: every run submits n items made by make(i), then drains.
+Row engine_row(const StreamExperimentConfig& c, Engine& engine, const std::string& name, int runs, std::size_t n,
+               const std::function<pipeline::Item(std::size_t)>& make, const std::function<void()>& poison,
+               const std::function<bool()>& verify, const std::string& trace, const std::string& note) {
+  Row row = measure(name, c.warmup, runs, poison, [&] {
+    engine.timeline().clear();
+    for (std::size_t i = 0; i < n; ++i) (void)engine.submit(make(i));
+    engine.drain();
+  }, verify);
+  add_engine_details(row, engine);
+  if (!note.empty()) row.detail += "; " + note;
+  write_trace(c, engine, trace);
+  return row;
+}
+
 // ---- experiment 1: images to gray -------------------------------------------------------
 
 Experiment gray_experiment(const StreamExperimentConfig& c, bool gpu, const LinkLimits* link) {
@@ -197,37 +212,18 @@ Experiment gray_experiment(const StreamExperimentConfig& c, bool gpu, const Link
     }
     Engine engine(op, o);
     if (gpu) {
-      Row row = measure("engine, pinned input", c.warmup, c.runs, poison_pinned, [&] {
-        engine.timeline().clear();
-        for (std::size_t i = 0; i < n; ++i)
-          (void)engine.submit(pipeline::make_item(std::span<const std::byte>(pin_in[i].bytes()), pin_out[i].bytes()));
-        engine.drain();
-      }, verify_pinned);
-      add_engine_details(row, engine);
-      row.detail += "; " + reason;
-      write_trace(c, engine, "gray-engine-pinned");
-      ex.rows.push_back(std::move(row));
+      ex.rows.push_back(engine_row(c, engine, "engine, pinned input", c.runs, n, [&](std::size_t i) {
+        return pipeline::make_item(std::span<const std::byte>(pin_in[i].bytes()), pin_out[i].bytes());
+      }, poison_pinned, verify_pinned, "gray-engine-pinned", reason));
       // Pageable input alone: outputs land in pinned buffers the caller owns.
-      Row mixed = measure("engine, pageable input, pinned output", c.warmup, c.runs, poison_pinned, [&] {
-        engine.timeline().clear();
-        for (std::size_t i = 0; i < n; ++i)
-          (void)engine.submit(pipeline::make_item(std::span<const std::uint8_t>(rgb[i]), pin_out[i].as<std::uint8_t>()));
-        engine.drain();
-      }, verify_pinned);
-      add_engine_details(mixed, engine);
-      write_trace(c, engine, "gray-engine-pageable-in");
-      ex.rows.push_back(std::move(mixed));
+      ex.rows.push_back(engine_row(c, engine, "engine, pageable input, pinned output", c.runs, n, [&](std::size_t i) {
+        return pipeline::make_item(std::span<const std::uint8_t>(rgb[i]), pin_out[i].as<std::uint8_t>());
+      }, poison_pinned, verify_pinned, "gray-engine-pageable-in", reason));
     }
-    Row row = measure(gpu ? "engine, pageable input and output" : "engine on the host backend", c.warmup, c.runs, poison_pageable, [&] {
-      engine.timeline().clear();
-      for (std::size_t i = 0; i < n; ++i)
-        (void)engine.submit(pipeline::make_item(std::span<const std::uint8_t>(rgb[i]), std::span<std::uint8_t>(gray[i])));
-      engine.drain();
-    }, verify_pageable);
-    add_engine_details(row, engine);
-    row.detail += "; " + reason;
-    write_trace(c, engine, "gray-engine-pageable");
-    ex.rows.push_back(std::move(row));
+    ex.rows.push_back(engine_row(c, engine, gpu ? "engine, pageable input and output" : "engine on the host backend",
+                                 c.runs, n, [&](std::size_t i) {
+      return pipeline::make_item(std::span<const std::uint8_t>(rgb[i]), std::span<std::uint8_t>(gray[i]));
+    }, poison_pageable, verify_pageable, "gray-engine-pageable", reason));
   }
   for (auto& r : ex.rows) {
     r.bytes = n * in_bytes;
@@ -323,37 +319,17 @@ Experiment arrays_experiment(const StreamExperimentConfig& c, bool gpu, const Li
   }
   Engine engine(op, o);
   if (gpu) {
-    Row row = measure("engine, pinned input", c.warmup, c.runs, poison_pinned, [&] {
-      engine.timeline().clear();
-      for (std::size_t i = 0; i < n; ++i)
-        (void)engine.submit(pipeline::make_item(std::span<const std::byte>(pin_in[i].bytes()), pin_out[i].bytes()));
-      engine.drain();
-    }, verify_pinned);
-    add_engine_details(row, engine);
-    row.detail += "; " + reason;
-    write_trace(c, engine, "arrays-engine-pinned");
-    ex.rows.push_back(std::move(row));
-    Row mixed = measure("engine, pageable input, pinned output", c.warmup, c.runs, poison_pinned, [&] {
-      engine.timeline().clear();
-      for (std::size_t i = 0; i < n; ++i)
-        (void)engine.submit(pipeline::make_item(std::span<const float>(in[i]), pin_out[i].as<float>()));
-      engine.drain();
-    }, verify_pinned);
-    add_engine_details(mixed, engine);
-    write_trace(c, engine, "arrays-engine-pageable-in");
-    ex.rows.push_back(std::move(mixed));
+    ex.rows.push_back(engine_row(c, engine, "engine, pinned input", c.runs, n, [&](std::size_t i) {
+      return pipeline::make_item(std::span<const std::byte>(pin_in[i].bytes()), pin_out[i].bytes());
+    }, poison_pinned, verify_pinned, "arrays-engine-pinned", reason));
+    ex.rows.push_back(engine_row(c, engine, "engine, pageable input, pinned output", c.runs, n, [&](std::size_t i) {
+      return pipeline::make_item(std::span<const float>(in[i]), pin_out[i].as<float>());
+    }, poison_pinned, verify_pinned, "arrays-engine-pageable-in", reason));
   }
-  Row row = measure(gpu ? "engine, pageable input and output" : "engine on the host backend", c.warmup, gpu ? c.runs : 1,
-                    poison_pageable, [&] {
-    engine.timeline().clear();
-    for (std::size_t i = 0; i < n; ++i)
-      (void)engine.submit(pipeline::make_item(std::span<const float>(in[i]), std::span<float>(out[i])));
-    engine.drain();
-  }, verify_pageable);
-  add_engine_details(row, engine);
-  row.detail += "; " + reason;
-  write_trace(c, engine, "arrays-engine-pageable");
-  ex.rows.push_back(std::move(row));
+  ex.rows.push_back(engine_row(c, engine, gpu ? "engine, pageable input and output" : "engine on the host backend",
+                               gpu ? c.runs : 1, n, [&](std::size_t i) {
+    return pipeline::make_item(std::span<const float>(in[i]), std::span<float>(out[i]));
+  }, poison_pageable, verify_pageable, "arrays-engine-pageable", reason));
   for (auto& r : ex.rows) {
     r.bytes = n * kBytes;
     r.limit_gbps = link ? link->peak_gbps("pinned_h2d") : 0;
