@@ -91,7 +91,7 @@ void write_trace(const StreamExperimentConfig& c, Engine& engine, const std::str
   if (c.trace_dir.empty()) return;
   const auto base = std::filesystem::path(c.trace_dir) / name;
   io::write_file_atomically(base.string() + ".trace.json", engine.timeline().chrome_trace(name).dump() + "\n");
-  io::write_file_atomically(base.string() + ".svg", engine.timeline().gantt_svg(name + " (" + engine.describe() + ")"));
+  io::write_file_atomically(base.string() + ".svg", engine.timeline().gantt_svg(name + "\n" + engine.describe()));
 }
 
 EngineOptions engine_options(bool gpu, int device, int lanes, int depth = 2) {

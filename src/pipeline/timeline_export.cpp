@@ -11,6 +11,7 @@
 #include <array>
 #include <cmath>
 #include <map>
+#include <vector>
 #include <limits>
 
 namespace streampipe::pipeline {
@@ -90,16 +91,27 @@ std::string Timeline::gantt_svg(const std::string& title) const {
   }
   if (recs.empty()) t0 = t1 = 0;
   const double span = std::max(t1 - t0, 1e-3);
-  constexpr double kLeft = 130, kWidth = 1000, kRowH = 22, kTop = 40;
+  // The title may hold several lines separated by '\n' (a name, then a description).
+  std::vector<std::string> title_lines;
+  for (std::size_t start = 0;;) {
+    const std::size_t end = title.find('\n', start);
+    title_lines.push_back(title.substr(start, end == std::string::npos ? std::string::npos : end - start));
+    if (end == std::string::npos) break;
+    start = end + 1;
+  }
+  constexpr double kLeft = 130, kWidth = 1000, kRowH = 22;
+  const double kTop = 24 + 16.0 * static_cast<double>(title_lines.size());
   std::map<int, int> row_index;
   int i = 0;
   for (const auto& [order, name] : rows) row_index[order] = i++;
   const double height = kTop + kRowH * static_cast<double>(rows.size()) + 50;
   std::string svg = fmt::format(
       "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"{}\" height=\"{}\" font-family=\"sans-serif\" font-size=\"12\">\n"
-      "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n"
-      "<text x=\"{}\" y=\"20\" font-size=\"14\">{}</text>\n",
-      kLeft + kWidth + 20, height, kLeft, title);
+      "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n",
+      kLeft + kWidth + 20, height);
+  for (std::size_t l = 0; l < title_lines.size(); ++l)
+    svg += fmt::format("<text x=\"5\" y=\"{}\" font-size=\"{}\">{}</text>\n", 20 + 16 * l, l == 0 ? 14 : 11,
+                       title_lines[l]);
   for (const auto& [order, name] : rows) {
     const double y = kTop + kRowH * row_index[order];
     svg += fmt::format("<text x=\"5\" y=\"{:.1f}\">{}</text>\n", y + kRowH * 0.7, name);
