@@ -34,6 +34,11 @@ struct UsageError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// Resolves a tool's --backend value (auto, gpu, host) and --device against this machine:
+// true for the GPU. Throws UsageError for an unknown value, --backend gpu without a usable
+// GPU, or a device index that does not exist.
+bool resolve_gpu_backend(const std::string& backend, int device);
+
 // Adds the options every benchmark shares (--json FILE, --runs N, --warmup N) and returns
 // them; filled when the command line is parsed.
 struct BenchOptions {

@@ -96,19 +96,7 @@ int run_gray(const GrayOptions& o) {
   go.device = o.device;
   go.lanes = o.lanes;
   go.threads = o.threads;
-  if (o.backend == "gpu") {
-    if (Device::count() == 0)
-      throw UsageError(fmt::format("--backend gpu: no usable GPU ({})", Device::unavailable_reason().value_or("?")));
-    go.backend = pipeline::Backend::gpu;
-  } else if (o.backend == "host") {
-    go.backend = pipeline::Backend::host;
-  } else if (o.backend != "auto") {
-    throw UsageError(fmt::format("--backend '{}' is not one of auto, gpu, host", o.backend));
-  }
-  const bool on_gpu = go.backend == pipeline::Backend::gpu ||
-                      (go.backend == pipeline::Backend::automatic && Device::count() > 0);
-  if (on_gpu && o.device >= Device::count())
-    throw UsageError(fmt::format("--device {}: this machine has {} GPU(s)", o.device, Device::count()));
+  go.backend = resolve_gpu_backend(o.backend, o.device) ? pipeline::Backend::gpu : pipeline::Backend::host;
   refuse_existing(o.json_path, o.force, "--json");
   refuse_existing(o.trace_path, o.force, "--trace");
   refuse_existing(o.gantt_path, o.force, "--gantt");

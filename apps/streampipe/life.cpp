@@ -111,18 +111,7 @@ int run_life(const LifeOptions& o) {
   if (!o.json_path.empty()) refuse_existing(o.json_path);
   if (o.snapshot_every > 0) refuse_existing(fs::path(o.output_dir) / "life-u0-g000000.png");
 
-  bool use_gpu = false;
-  if (o.backend == "gpu") {
-    if (Device::count() == 0)
-      throw UsageError(fmt::format("--backend gpu: no usable GPU ({})", Device::unavailable_reason().value_or("?")));
-    use_gpu = true;
-  } else if (o.backend == "auto") {
-    use_gpu = Device::count() > 0;
-  } else if (o.backend != "host") {
-    throw UsageError(fmt::format("--backend '{}' is not one of auto, gpu, host", o.backend));
-  }
-  if (use_gpu && o.device >= Device::count())
-    throw UsageError(fmt::format("--device {}: this machine has {} GPU(s)", o.device, Device::count()));
+  const bool use_gpu = resolve_gpu_backend(o.backend, o.device);
 
   std::optional<Pattern> pattern;
   std::uint32_t ox = 0, oy = 0;

@@ -100,18 +100,7 @@ int run_mandelbrot(const MandelbrotOptions& o) {
   if (!o.json_path.empty() && !o.force && fs::exists(o.json_path))
     throw UsageError(fmt::format("{} exists (use --force to overwrite)", o.json_path));
 
-  bool use_gpu = false;
-  if (o.backend == "gpu") {
-    if (Device::count() == 0)
-      throw UsageError(fmt::format("--backend gpu: no usable GPU ({})", Device::unavailable_reason().value_or("?")));
-    use_gpu = true;
-  } else if (o.backend == "auto") {
-    use_gpu = Device::count() > 0;
-  } else if (o.backend != "host") {
-    throw UsageError(fmt::format("--backend '{}' is not one of auto, gpu, host", o.backend));
-  }
-  if (use_gpu && o.device >= Device::count())
-    throw UsageError(fmt::format("--device {}: this machine has {} GPU(s)", o.device, Device::count()));
+  const bool use_gpu = resolve_gpu_backend(o.backend, o.device);
 
   std::vector<std::uint32_t> counts;
   double compute_ms = 0;
