@@ -4,6 +4,7 @@
 #include "mlp_convert.cuh"
 #include "streampipe/cuda/device_buffer.hpp"
 #include "streampipe/cuda/error.hpp"
+#include "streampipe/cuda/event.hpp"
 
 #include <algorithm>
 #include <map>
@@ -64,17 +65,57 @@ class MlpLane final : public ModelLane {
       const auto in = static_cast<std::uint64_t>(state_->sizes[i]), out = static_cast<std::uint64_t>(state_->sizes[i + 1]);
       LayerPlan p{detail::make_layout(in, rows, static_cast<std::int64_t>(in)),
                   detail::make_layout(out, rows, static_cast<std::int64_t>(out)), {}};
-      cublasLtMatmulHeuristicResult_t result{};
+      constexpr int kCandidates = 8;
+      cublasLtMatmulHeuristicResult_t results[kCandidates]{};
       int found = 0;
       SP_CUBLAS_CHECK(cublasLtMatmulAlgoGetHeuristic(handle_.get(), descs_[i].get(), a_layouts_[i].get(), p.b.get(),
-                                                     p.d.get(), p.d.get(), preference_.get(), 1, &result, &found));
+                                                     p.d.get(), p.d.get(), preference_.get(), kCandidates, results, &found));
       if (found == 0)
         throw std::runtime_error(fmt::format("cuBLASLt has no bf16 algorithm for layer {} ({} -> {}) at {} rows", i,
                                              in, out, rows));
-      p.algo = result.algo;
+      p.algo = fastest(i, p, results, found);
       plans.push_back(std::move(p));
     }
     plans_.emplace(rows, std::move(plans));
+  }
+
+  // The heuristic's first answer is often not the fastest for small row counts (a few
+  // output tiles leave most SMs idle unless the algorithm splits K): time each candidate on
+  // this lane's buffers and keep the fastest. Runs in prepare(), i.e. during warm-up; when
+  // the stream is being captured into a graph it cannot synchronize, so the first is kept.
+  cublasLtMatmulAlgo_t fastest(std::size_t layer, const LayerPlan& p, const cublasLtMatmulHeuristicResult_t* results,
+                               int found) {
+    cudaStreamCaptureStatus capturing = cudaStreamCaptureStatusNone;
+    SP_CUDA_CHECK(cudaStreamIsCapturing(stream_.handle(), &capturing));
+    if (found == 1 || capturing != cudaStreamCaptureStatusNone) return results[0].algo;
+    const Device device(state_->device);
+    Event start(device), stop(device);
+    // Not zeros: tensor cores run measurably faster on zero operands.
+    for (auto& a : activations_)
+      SP_CUDA_CHECK(cudaMemsetAsync(a.data(), 0x3c, a.bytes(), stream_.handle()));
+    const float alpha = 1.0f, beta = 0.0f;
+    double best_ms = 0;
+    int best = -1;
+    for (int k = 0; k < found; ++k) {
+      if (results[k].state != CUBLAS_STATUS_SUCCESS) continue;
+      const auto run = [&] {
+        SP_CUBLAS_CHECK(cublasLtMatmul(handle_.get(), descs_[layer].get(), &alpha, state_->weights[layer].data(),
+                                       a_layouts_[layer].get(), activations_[0].data(), p.b.get(), &beta,
+                                       activations_[1].data(), p.d.get(), activations_[1].data(), p.d.get(),
+                                       &results[k].algo, workspace_.data(), workspace_.bytes(), stream_.handle()));
+      };
+      run();  // warm-up
+      start.record(stream_);
+      for (int r = 0; r < 5; ++r) run();
+      stop.record(stream_);
+      stop.synchronize();
+      const double ms = elapsed(start, stop).count();
+      if (best < 0 || ms < best_ms) {
+        best_ms = ms;
+        best = k;
+      }
+    }
+    return results[best < 0 ? 0 : best].algo;
   }
 
   void enqueue(const float* d_in, float* d_out, std::size_t rows) override {
