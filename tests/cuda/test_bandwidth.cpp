@@ -8,7 +8,7 @@ TEST(BandwidthGpu, MeasuresEveryPathWithSaneFigures) {
   SP_REQUIRE_GPU();
   BandwidthOptions o;
   o.bytes = 16 << 20;
-  o.runs = 3;
+  o.runs = 5;
   o.warmup = 1;
   const auto limits = measure_link(Device(0), o);
   ASSERT_EQ(limits.figures.size(), 6u);
@@ -19,9 +19,10 @@ TEST(BandwidthGpu, MeasuresEveryPathWithSaneFigures) {
   }
   EXPECT_GT(limits.gbps("pinned_h2d"), 0.0);
   EXPECT_EQ(limits.gbps("no_such_path"), 0.0);
-  // Copy engines: both directions together move more than one alone.
-  EXPECT_GT(limits.gbps("bidirectional"), limits.gbps("pinned_h2d"));
-  EXPECT_GT(limits.gbps("d2d"), limits.gbps("pinned_h2d"));
+  // Copy engines: both directions together move more than one alone. Compared on the best
+  // runs: other traffic on a shared link can slow some runs of either.
+  EXPECT_GT(limits.peak_gbps("bidirectional"), limits.peak_gbps("pinned_h2d"));
+  EXPECT_GT(limits.peak_gbps("d2d"), limits.peak_gbps("pinned_h2d"));
 }
 
 TEST(BandwidthGpu, CachedLimitsAreMeasuredOnce) {
