@@ -78,32 +78,20 @@ ElementwiseKernel::ElementwiseKernel(std::string params, std::string operation, 
 }
 
 Program ElementwiseKernel::program() const {
-  Program p(options_.name + ".cu", source_);
-  for (const auto& o : options_.compile_options) p.option(o);
-  return p;
+  return generated_program(options_.name, source_, options_.compile_options);
 }
 
 const ElementwiseKernel::Compiled& ElementwiseKernel::compiled_for(const Device& device, LoadStats* stats) const {
-  {
-    const std::lock_guard lock(mutex_);
-    if (const auto it = per_device_.find(device.index()); it != per_device_.end()) {
-      if (stats != nullptr) stats->origin = LoadOrigin::memory;
-      return *it->second;
-    }
-  }
-  Module module = load_module(device, program(), options_.cache, stats);
-  Kernel scalar = module.kernel(options_.name);
-  std::optional<Kernel> vector;
-  if (plan_.possible) vector = module.kernel(options_.name + "_vec");
-  const unsigned sms = static_cast<unsigned>(device.multiprocessors());
-  const auto grid_cap = [&](const Kernel& k) {
-    return sms * static_cast<unsigned>(std::max(1, k.max_active_blocks_per_sm(options_.block)));
-  };
-  auto compiled = std::make_shared<Compiled>(Compiled{module, scalar, vector, grid_cap(scalar), 1});
-  if (vector) compiled->max_blocks_vector = grid_cap(*vector);
-  const std::lock_guard lock(mutex_);
-  // Another thread may have won the race; either result is the same kernel.
-  return *per_device_.try_emplace(device.index(), std::move(compiled)).first->second;
+  return per_device_.get(device, stats, [&](const Device& d, LoadStats* s) {
+    Module module = load_module(d, program(), options_.cache, s);
+    Kernel scalar = module.kernel(options_.name);
+    std::optional<Kernel> vector;
+    if (plan_.possible) vector = module.kernel(options_.name + "_vec");
+    auto compiled = std::make_shared<Compiled>(
+        Compiled{module, scalar, vector, resident_grid(d, scalar, options_.block), 1});
+    if (vector) compiled->max_blocks_vector = resident_grid(d, *vector, options_.block);
+    return std::shared_ptr<const Compiled>(std::move(compiled));
+  });
 }
 
 LoadStats ElementwiseKernel::prepare(const Device& device) const {

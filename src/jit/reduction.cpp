@@ -133,33 +133,22 @@ ReductionKernel::ReductionKernel(std::string reduce_type, std::string params, st
 }
 
 Program ReductionKernel::program() const {
-  Program p(options_.name + ".cu", source_);
-  for (const auto& o : options_.compile_options) p.option(o);
-  return p;
+  return generated_program(options_.name, source_, options_.compile_options);
 }
 
 const ReductionKernel::Compiled& ReductionKernel::compiled_for(const Device& device, LoadStats* stats) const {
-  {
-    const std::lock_guard lock(mutex_);
-    if (const auto it = per_device_.find(device.index()); it != per_device_.end()) {
-      if (stats != nullptr) stats->origin = LoadOrigin::memory;
-      return *it->second;
-    }
-  }
-  Module module = load_module(device, program(), options_.cache, stats);
-  Kernel pass1 = module.kernel(options_.name + "_pass1");
-  std::optional<Kernel> pass1_vector;
-  if (plan_.possible) pass1_vector = module.kernel(options_.name + "_pass1_vec");
-  Kernel pass2 = module.kernel(options_.name + "_pass2");
-  const unsigned sms = static_cast<unsigned>(device.multiprocessors());
-  const auto grid_cap = [&](const Kernel& k) {
-    return sms * static_cast<unsigned>(std::max(1, k.max_active_blocks_per_sm(options_.block)));
-  };
-  auto compiled = std::make_shared<Compiled>(Compiled{module, pass1, pass1_vector, pass2, grid_cap(pass1), 1,
-                                                      module.global_size(options_.name + "_result_probe")});
-  if (pass1_vector) compiled->max_blocks_vector = grid_cap(*pass1_vector);
-  const std::lock_guard lock(mutex_);
-  return *per_device_.try_emplace(device.index(), std::move(compiled)).first->second;
+  return per_device_.get(device, stats, [&](const Device& d, LoadStats* s) {
+    Module module = load_module(d, program(), options_.cache, s);
+    Kernel pass1 = module.kernel(options_.name + "_pass1");
+    std::optional<Kernel> pass1_vector;
+    if (plan_.possible) pass1_vector = module.kernel(options_.name + "_pass1_vec");
+    Kernel pass2 = module.kernel(options_.name + "_pass2");
+    auto compiled = std::make_shared<Compiled>(Compiled{module, pass1, pass1_vector, pass2,
+                                                        resident_grid(d, pass1, options_.block), 1,
+                                                        module.global_size(options_.name + "_result_probe")});
+    if (pass1_vector) compiled->max_blocks_vector = resident_grid(d, *pass1_vector, options_.block);
+    return std::shared_ptr<const Compiled>(std::move(compiled));
+  });
 }
 
 LoadStats ReductionKernel::prepare(const Device& device) const {

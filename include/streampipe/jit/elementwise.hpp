@@ -14,11 +14,10 @@
 #include "streampipe/jit/arguments.hpp"
 #include "streampipe/jit/codegen.hpp"
 #include "streampipe/jit/module_cache.hpp"
+#include "streampipe/jit/per_device.hpp"
 
 #include <cstddef>
-#include <map>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <vector>
 
@@ -68,8 +67,7 @@ class ElementwiseKernel {
   std::vector<codegen::Param> params_;
   codegen::VectorPlan plan_;
   std::string source_;
-  mutable std::mutex mutex_;
-  mutable std::map<int, std::shared_ptr<const Compiled>> per_device_;
+  PerDevice<Compiled> per_device_;
 };
 
 // The CUDA source for a parameter list and operation (what ElementwiseKernel compiles).

@@ -16,13 +16,12 @@
 #include "streampipe/jit/codegen.hpp"
 #include "streampipe/jit/errors.hpp"
 #include "streampipe/jit/module_cache.hpp"
+#include "streampipe/jit/per_device.hpp"
 
 #include <fmt/format.h>
 
 #include <cstddef>
-#include <map>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <vector>
 
@@ -75,8 +74,7 @@ class ReductionKernel {
   std::vector<codegen::Param> params_;
   codegen::VectorPlan plan_;
   std::string source_;
-  mutable std::mutex mutex_;
-  mutable std::map<int, std::shared_ptr<const Compiled>> per_device_;
+  PerDevice<Compiled> per_device_;
 };
 
 struct ReductionSpec {
