@@ -77,6 +77,7 @@ RunSummary convert(std::span<const Job> jobs, const Options& o) {
   const NvtxRange range("streampipe gray");
   RunSummary summary;
   summary.files.resize(jobs.size());
+  summary.items.resize(jobs.size());
   for (std::size_t i = 0; i < jobs.size(); ++i) {
     summary.files[i].input = jobs[i].input;
     summary.files[i].output = jobs[i].output;
@@ -95,6 +96,7 @@ RunSummary convert(std::span<const Job> jobs, const Options& o) {
   eo.on_complete = [&](const pipeline::ItemResult& r) {
     std::lock_guard lock(progress_mutex);
     FileResult& f = summary.files.at(r.index);
+    summary.items.at(r.index) = r;
     f.ok = r.ok();
     if (!f.ok) f.error = file_error(f, r);
     ++finished;

@@ -58,6 +58,7 @@ struct RunSummary {
   std::string device;           // GPU name, or "host"
   std::string engine;           // Engine::describe()
   std::vector<pipeline::StageRecord> records;  // the engine's timeline
+  std::vector<pipeline::ItemResult> items;     // the engine's result per file, in job order
   pipeline::TimelineReport timeline;
 
   [[nodiscard]] double images_per_s() const noexcept { return wall_ms > 0 ? static_cast<double>(ok) * 1e3 / wall_ms : 0; }
