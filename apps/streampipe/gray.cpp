@@ -83,10 +83,11 @@ void refuse_existing(const std::string& path, bool force, const char* option) {
 int run_gray(const GrayOptions& o) {
   const auto format = io::parse_image_format(o.format);
   if (!format) throw UsageError(fmt::format("--format '{}' is not png or jpeg", o.format));
-  if (o.decode == "gpu")
+  const auto decode = gray::parse_decode(o.decode);
+  if (!decode) throw UsageError(fmt::format("--decode '{}' is not cpu or gpu", o.decode));
+  if (*decode == gray::Decode::gpu && !gray::gpu_decode_available())
     throw UsageError("--decode gpu: GPU JPEG decoding (nvJPEG) is not available in this build; files are decoded "
                      "on host worker threads (--decode cpu)");
-  if (o.decode != "cpu") throw UsageError(fmt::format("--decode '{}' is not cpu or gpu", o.decode));
 
   gray::Options go;
   go.format = *format;
@@ -97,6 +98,10 @@ int run_gray(const GrayOptions& o) {
   go.lanes = o.lanes;
   go.threads = o.threads;
   go.backend = resolve_gpu_backend(o.backend, o.device) ? pipeline::Backend::gpu : pipeline::Backend::host;
+  go.decode = *decode;
+  if (go.decode == gray::Decode::gpu && go.backend != pipeline::Backend::gpu)
+    throw UsageError("--decode gpu: nvJPEG decodes on the GPU, and this run uses the host backend (no usable GPU, or "
+                     "--backend host); use --decode cpu");
   refuse_existing(o.json_path, o.force, "--json");
   refuse_existing(o.trace_path, o.force, "--trace");
   refuse_existing(o.gantt_path, o.force, "--gantt");
@@ -124,6 +129,16 @@ int run_gray(const GrayOptions& o) {
                static_cast<double>(s.pixels) / 1e6);
     fmt::print("  {:.2f} s, {:.1f} images/s, {:.1f} Mpixel/s on {}\n", s.wall_ms / 1e3, s.images_per_s(),
                s.wall_ms > 0 ? static_cast<double>(s.pixels) / 1e3 / s.wall_ms : 0.0, s.engine);
+    if (go.decode == gray::Decode::gpu) {
+      std::string why;
+      std::size_t on_cpu = 0;
+      for (const auto& [reason, count] : s.fallbacks) {
+        why += fmt::format("{}{} {}", why.empty() ? "" : ", ", count, reason);
+        on_cpu += count;
+      }
+      fmt::print("  decode: {} file(s) by nvJPEG on the GPU, {} given to the CPU decoder{}\n", s.gpu_decoded, on_cpu,
+                 why.empty() ? "" : fmt::format(" ({})", why));
+    }
     fmt::print("{}", gray_time_table(s));
     if (s.failed) fmt::print("  {} file(s) failed (each named on stderr above)\n", s.failed);
   }
@@ -168,7 +183,10 @@ Command add_gray(CLI::App& parent) {
   sub->add_option("--compression", o->compression, "PNG zlib level, 0 (fast) - 9 (small)")
       ->capture_default_str()->check(CLI::Range(0, 9));
   sub->add_flag("--force", o->force, "overwrite existing outputs (never the inputs)");
-  sub->add_option("--decode", o->decode, "where JPEGs are decoded: cpu (host workers) or gpu (needs nvJPEG)")
+  sub->add_option("--decode", o->decode,
+                  "where JPEGs are decoded: cpu (host workers) or gpu (nvJPEG on the GPU backend; PNGs and JPEGs "
+                  "nvJPEG cannot take go to the CPU decoder and are counted in the summary; gray values may differ "
+                  "from cpu by a few levels, see docs/gray.md)")
       ->capture_default_str();
   sub->add_option("--backend", o->backend, "auto (GPU if present), gpu, or host")->capture_default_str();
   sub->add_option("-d,--device", o->device, "GPU index")->capture_default_str()->check(CLI::NonNegativeNumber);

@@ -11,6 +11,7 @@ namespace streampipe::cli {
 std::string gray_time_table(const tools::gray::RunSummary& s) {
   const auto t = tools::gray::split_time(s.records, s.wall_ms);
   const bool gpu = s.backend == "gpu";
+  const bool nvjpeg = s.decode == "gpu";  // the lanes decode; the workers only read (most) files
   report::Table table({"stage", "summed ms", "busy ms", "busy / wall", "per image ms"},
                       {report::Align::left, report::Align::right, report::Align::right, report::Align::right,
                        report::Align::right});
@@ -20,9 +21,10 @@ std::string gray_time_table(const tools::gray::RunSummary& s) {
                    busy >= 0 && t.wall_ms > 0 ? fmt::format("{:.1f}%", 100 * busy / t.wall_ms) : "",
                    fmt::format("{:.3f}", summed / n)});
   };
-  row("read + decode + to RGB (host workers)", t.decode_ms, t.decode_busy_ms);
+  row(nvjpeg ? "read (+ CPU decode of fallbacks) (host workers)" : "read + decode + to RGB (host workers)", t.decode_ms,
+      t.decode_busy_ms);
   row(gpu ? "H2D copy" : "copy in (host lane)", t.h2d_ms, -1);
-  row(gpu ? "luma kernel" : "luma (host lane)", t.compute_ms, -1);
+  row(nvjpeg ? "nvJPEG decode + luma kernel" : gpu ? "luma kernel" : "luma (host lane)", t.compute_ms, -1);
   row(gpu ? "D2H copy" : "copy out (host lane)", t.d2h_ms, -1);
   row(gpu ? "device (H2D + kernel + D2H, all lanes)" : "lanes (copies + luma)", t.h2d_ms + t.compute_ms + t.d2h_ms,
       t.device_busy_ms);
@@ -45,6 +47,9 @@ nlohmann::json gray_run_json(const tools::gray::RunSummary& s, bool files) {
                       {"backend", s.backend},
                       {"device", s.device},
                       {"engine", s.engine},
+                      {"decode", s.decode},
+                      {"gpu_decoded", s.gpu_decoded},
+                      {"decode_fallbacks", s.fallbacks},
                       {"time_ms",
                        {{"decode", t.decode_ms},
                         {"h2d", t.h2d_ms},
@@ -65,6 +70,8 @@ nlohmann::json gray_run_json(const tools::gray::RunSummary& s, bool files) {
     for (const auto& f : s.files) {
       nlohmann::json e = {{"input", f.input.string()}, {"output", f.output.string()}, {"ok", f.ok},
                           {"bytes_in", f.bytes_in}};
+      if (!f.decoder.empty()) e["decoder"] = f.decoder;
+      if (!f.fallback.empty()) e["decode_fallback"] = f.fallback;
       if (f.ok) {
         e["bytes_out"] = f.bytes_out;
         e["width"] = f.width;

@@ -9,6 +9,10 @@
 #include "streampipe/ops/pipeline_ops.hpp"
 #include "streampipe/tools/gray_pixels.hpp"
 
+#if defined(STREAMPIPE_HAVE_NVJPEG)
+#include "gray_gpu_decode.hpp"
+#endif
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -16,6 +20,7 @@
 #include <chrono>
 #include <cstring>
 #include <fstream>
+#include <memory>
 #include <mutex>
 #include <stdexcept>
 #include <system_error>
@@ -71,6 +76,10 @@ RunSummary convert(std::span<const Job> jobs, const Options& o) {
     backend = Device::count() > 0 ? pipeline::Backend::gpu : pipeline::Backend::host;
   const int threads = o.threads > 0 ? o.threads : static_cast<int>(std::max(2u, std::thread::hardware_concurrency()));
   const int lanes = o.lanes > 0 ? o.lanes : backend == pipeline::Backend::gpu ? 4 : std::max(2, threads / 4);
+  if (o.decode == Decode::gpu && !gpu_decode_available())
+    throw std::invalid_argument("GPU JPEG decoding needs nvJPEG, which this build does not have");
+  if (o.decode == Decode::gpu && backend != pipeline::Backend::gpu)
+    throw std::invalid_argument("GPU JPEG decoding needs the GPU backend");
 
   // One range over the whole run in Nsight Systems. Opened before the engine starts its
   // threads, it also makes NVTX's lazy initialization happen once, here, not racing in them.
@@ -102,7 +111,14 @@ RunSummary convert(std::span<const Job> jobs, const Options& o) {
     ++finished;
     if (o.on_file) o.on_file(f, finished);
   };
+  // Declared before the engine, so it outlives the engine's lanes that use it.
+#if defined(STREAMPIPE_HAVE_NVJPEG)
+  std::unique_ptr<GpuDecodeStage> gpu_decode;
+  if (o.decode == Decode::gpu) gpu_decode = std::make_unique<GpuDecodeStage>(Device(o.device), lanes, summary.files);
+  pipeline::Engine engine(gpu_decode ? gpu_decode->operation() : ops::gray_operation(), eo);
+#else
   pipeline::Engine engine(ops::gray_operation(), eo);
+#endif
   summary.backend = pipeline::backend_name(engine.backend());
   summary.device = engine.backend() == pipeline::Backend::gpu ? Device(o.device).name() : std::string("host");
   summary.engine = engine.describe();
@@ -115,9 +131,13 @@ RunSummary convert(std::span<const Job> jobs, const Options& o) {
     item.label = jobs[i].input.string();
     // Each file's result is written by its own produce, then its own consume (ordered by the
     // engine), and read by on_complete after both.
-    item.produce = [file](pipeline::StagingInput& staging) {
+    item.produce = [&, file, i](pipeline::StagingInput& staging) {
       const auto data = read_whole_file(file->input);
       file->bytes_in = data.size();
+#if defined(STREAMPIPE_HAVE_NVJPEG)
+      if (gpu_decode && gpu_decode->stage(i, data, staging)) return;
+#endif
+      file->decoder = "cpu";
       // 16-bit samples stay 16-bit here, so the result reports the depth of the file;
       // to_rgb8 rounds them to 8 bits as libpng's strip_16 would.
       const io::Image image = io::decode_image(data, {}, file->input.string());
@@ -148,8 +168,11 @@ RunSummary convert(std::span<const Job> jobs, const Options& o) {
   engine.drain();
   summary.wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
 
+  summary.decode = to_string(o.decode);
   for (const auto& f : summary.files) {
     summary.bytes_in += f.bytes_in;
+    if (f.ok && f.decoder == "gpu") ++summary.gpu_decoded;
+    if (!f.fallback.empty()) ++summary.fallbacks[f.fallback];
     if (f.ok) {
       ++summary.ok;
       summary.bytes_out += f.bytes_out;

@@ -5,16 +5,19 @@
 // OpenCV's cvtColor(RGB2GRAY)) on the GPU or on the host backend, and a host worker encodes
 // the result and writes it atomically (temp file + rename; refused if it exists, unless
 // `force`). A corrupt, truncated or unsupported file fails alone, named with its reason.
+// With Decode::gpu, JPEGs are decoded by nvJPEG on the lanes instead (gray_decode.hpp).
 
 #include "streampipe/io/image.hpp"
 #include "streampipe/pipeline/engine.hpp"
 #include "streampipe/pipeline/timeline.hpp"
+#include "streampipe/tools/gray_decode.hpp"
 #include "streampipe/tools/gray_plan.hpp"
 
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
 #include <functional>
+#include <map>
 #include <span>
 #include <string>
 #include <vector>
@@ -30,6 +33,8 @@ struct FileResult {
   std::uint64_t bytes_out = 0;  // output file size
   std::uint32_t width = 0, height = 0;
   int channels = 0, bit_depth = 0;  // as decoded (before the conversion to 8-bit RGB)
+  std::string decoder;   // "gpu" (nvJPEG) or "cpu" once decoded
+  std::string fallback;  // Decode::gpu: why the CPU decoded this file; empty when nvJPEG did
 };
 
 struct Options {
@@ -37,6 +42,7 @@ struct Options {
   int jpeg_quality = 90;     // 1-100
   int png_compression = 6;   // zlib level 0-9
   bool force = false;        // replace existing outputs
+  Decode decode = Decode::cpu;  // gpu: needs nvJPEG (gpu_decode_available()) and the GPU backend
   pipeline::Backend backend = pipeline::Backend::automatic;
   int device = 0;
   int lanes = 0;    // 0: 4 streams on the GPU; on the host backend, one per 4 threads (>= 2)
@@ -57,6 +63,9 @@ struct RunSummary {
   std::string backend;          // "gpu" or "host"
   std::string device;           // GPU name, or "host"
   std::string engine;           // Engine::describe()
+  std::string decode;           // "cpu" or "gpu", as asked
+  std::size_t gpu_decoded = 0;  // files nvJPEG decoded
+  std::map<std::string, std::size_t> fallbacks;  // Decode::gpu: files the CPU decoded, by reason
   std::vector<pipeline::StageRecord> records;  // the engine's timeline
   std::vector<pipeline::ItemResult> items;     // the engine's result per file, in job order
   pipeline::TimelineReport timeline;
@@ -64,7 +73,8 @@ struct RunSummary {
   [[nodiscard]] double images_per_s() const noexcept { return wall_ms > 0 ? static_cast<double>(ok) * 1e3 / wall_ms : 0; }
 };
 
-// Throws std::invalid_argument for bad options (quality, compression, threads, lanes) and
+// Throws std::invalid_argument for bad options (quality, compression, threads, lanes, and
+// Decode::gpu without nvJPEG or on the host backend) and
 // whatever the engine throws for an unusable backend or device; failures of single files
 // are in the summary instead.
 [[nodiscard]] RunSummary convert(std::span<const Job> jobs, const Options& options);

@@ -1,0 +1,80 @@
+#pragma once
+// JPEG decoding on the GPU with nvJPEG (compiled only when configure finds it:
+// STREAMPIPE_HAVE_NVJPEG). GpuJpegDecoder owns the library handle for one device and is
+// shared by every stream; each stream that decodes (an engine lane) owns one GpuJpegState,
+// created once and reused, and used by one thread at a time. decode_rgb() runs nvJPEG's host
+// part (parsing; Huffman decoding on the hybrid backend) in the calling thread and enqueues
+// the rest on the stream, so the RGB output is ready in stream order. Every nvJPEG failure
+// throws NvjpegError naming the call and the status (e.g. NVJPEG_STATUS_BAD_JPEG); the
+// destructors never throw.
+
+#include "streampipe/cuda/device.hpp"
+#include "streampipe/cuda/stream.hpp"
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+#include <stdexcept>
+#include <string>
+
+struct nvjpegHandle;     // nvjpeg.h's opaque types, kept out of this header
+struct nvjpegJpegState;
+
+namespace streampipe::io {
+
+[[nodiscard]] const char* nvjpeg_status_name(int status) noexcept;
+
+class NvjpegError : public std::runtime_error {
+ public:
+  NvjpegError(int status, const std::string& what) : std::runtime_error(what), status_(status) {}
+  [[nodiscard]] int status() const noexcept { return status_; }
+  [[nodiscard]] const char* status_name() const noexcept { return nvjpeg_status_name(status_); }
+
+ private:
+  int status_;
+};
+
+struct GpuJpegInfo {
+  std::uint32_t width = 0, height = 0;
+  int components = 0;
+  std::string sampling;    // "4:4:4", "4:2:0", "gray", ... or "unknown"
+  bool supported = false;  // nvJPEG knows the sampling and the image has 1 or 3 components
+};
+
+class GpuJpegDecoder {
+ public:
+  explicit GpuJpegDecoder(Device device);
+  ~GpuJpegDecoder();
+  GpuJpegDecoder(const GpuJpegDecoder&) = delete;
+  GpuJpegDecoder& operator=(const GpuJpegDecoder&) = delete;
+
+  [[nodiscard]] const Device& device() const noexcept { return device_; }
+  [[nodiscard]] nvjpegHandle* handle() const noexcept { return handle_; }
+  // The frame header as nvJPEG reads it; thread-safe.
+  [[nodiscard]] GpuJpegInfo info(std::span<const std::byte> jpeg) const;
+
+ private:
+  Device device_;
+  nvjpegHandle* handle_ = nullptr;
+};
+
+class GpuJpegState {
+ public:
+  explicit GpuJpegState(const GpuJpegDecoder& decoder);
+  ~GpuJpegState();
+  GpuJpegState(const GpuJpegState&) = delete;
+  GpuJpegState& operator=(const GpuJpegState&) = delete;
+
+  // Decodes `jpeg` (host memory; info() of it given) to interleaved 8-bit RGB in `rgb`: device
+  // memory of the decoder's device, info.width * info.height * 3 bytes, rows of width * 3
+  // bytes, written in `stream` order. `jpeg` must stay unchanged until the stream has passed
+  // this point. Call with the decoder's device current.
+  void decode_rgb(std::span<const std::byte> jpeg, const GpuJpegInfo& info, std::span<std::uint8_t> rgb,
+                  StreamRef stream);
+
+ private:
+  const GpuJpegDecoder* decoder_;
+  nvjpegJpegState* state_ = nullptr;
+};
+
+}  // namespace streampipe::io

@@ -1,0 +1,33 @@
+#pragma once
+// Where the gray tool decodes JPEG files. `cpu`: host workers decode every file with
+// libjpeg-turbo / libpng. `gpu` (builds with nvJPEG, GPU backend only): host workers only read
+// the file, nvJPEG decodes it on the lane's stream into device RGB and the luma kernel converts
+// it there - no host decode, no copy of decoded pixels. Files nvJPEG should not be given (PNG,
+// 12-bit, lossless, arithmetic-coded, CMYK, Adobe RGB, incomplete data - see
+// gpu_decode_refusal) and files nvJPEG refuses at decode time go through the CPU decoder with
+// the same result as under `cpu`, and the run's summary counts them by reason. nvJPEG's
+// IDCT and chroma upsampling differ from libjpeg-turbo's, so gray values of GPU-decoded files
+// may differ from the CPU path's by a few levels (docs/gray.md gives the measured figures).
+
+#include <cstddef>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+
+namespace streampipe::tools::gray {
+
+enum class Decode { cpu, gpu };
+
+[[nodiscard]] const char* to_string(Decode decode) noexcept;
+// "cpu" or "gpu"; nullopt otherwise.
+[[nodiscard]] std::optional<Decode> parse_decode(std::string_view name) noexcept;
+
+// True when this build has nvJPEG (configure found CUDA::nvjpeg).
+[[nodiscard]] bool gpu_decode_available() noexcept;
+
+// Why the file's bytes go to the CPU decoder under --decode gpu (a short reason shared by
+// every file of its kind, e.g. "PNG file"), or nullopt when nvJPEG decodes them.
+[[nodiscard]] std::optional<std::string> gpu_decode_refusal(std::span<const std::byte> file);
+
+}  // namespace streampipe::tools::gray

@@ -1,0 +1,135 @@
+// nvJPEG behind RAII handles (see gpu_jpeg_decoder.hpp). Single-phase nvjpegDecode per state:
+// the state keeps nvJPEG's pinned and device work buffers between images, so after the
+// first images of the largest size a decode allocates nothing.
+
+#include "streampipe/io/gpu_jpeg_decoder.hpp"
+
+#include "nvjpeg_check.hpp"
+
+#include <fmt/format.h>
+
+#include <cstdio>
+
+namespace streampipe::io {
+
+const char* nvjpeg_status_name(int status) noexcept {
+  switch (status) {
+    case NVJPEG_STATUS_SUCCESS: return "NVJPEG_STATUS_SUCCESS";
+    case NVJPEG_STATUS_NOT_INITIALIZED: return "NVJPEG_STATUS_NOT_INITIALIZED";
+    case NVJPEG_STATUS_INVALID_PARAMETER: return "NVJPEG_STATUS_INVALID_PARAMETER";
+    case NVJPEG_STATUS_BAD_JPEG: return "NVJPEG_STATUS_BAD_JPEG";
+    case NVJPEG_STATUS_JPEG_NOT_SUPPORTED: return "NVJPEG_STATUS_JPEG_NOT_SUPPORTED";
+    case NVJPEG_STATUS_ALLOCATOR_FAILURE: return "NVJPEG_STATUS_ALLOCATOR_FAILURE";
+    case NVJPEG_STATUS_EXECUTION_FAILED: return "NVJPEG_STATUS_EXECUTION_FAILED";
+    case NVJPEG_STATUS_ARCH_MISMATCH: return "NVJPEG_STATUS_ARCH_MISMATCH";
+    case NVJPEG_STATUS_INTERNAL_ERROR: return "NVJPEG_STATUS_INTERNAL_ERROR";
+    case NVJPEG_STATUS_IMPLEMENTATION_NOT_SUPPORTED: return "NVJPEG_STATUS_IMPLEMENTATION_NOT_SUPPORTED";
+    case NVJPEG_STATUS_INCOMPLETE_BITSTREAM: return "NVJPEG_STATUS_INCOMPLETE_BITSTREAM";
+    default: return "NVJPEG_STATUS_UNKNOWN";
+  }
+}
+
+namespace detail {
+
+void throw_nvjpeg_error(nvjpegStatus_t status, const char* call, const char* file, int line) {
+  throw NvjpegError(static_cast<int>(status),
+                    fmt::format("nvJPEG error {} ({}) in {} at {}:{}", nvjpeg_status_name(status),
+                                static_cast<int>(status), call, file, line));
+}
+
+void report_nvjpeg_error(nvjpegStatus_t status, const char* call, const char* file, int line) noexcept {
+  std::fprintf(stderr, "streampipe: nvJPEG error %s (%d) in destructor: %s\n  at %s:%d\n", nvjpeg_status_name(status),
+               static_cast<int>(status), call, file, line);
+}
+
+}  // namespace detail
+
+namespace {
+
+const char* sampling_name(nvjpegChromaSubsampling_t s) noexcept {
+  switch (s) {
+    case NVJPEG_CSS_444: return "4:4:4";
+    case NVJPEG_CSS_422: return "4:2:2";
+    case NVJPEG_CSS_420: return "4:2:0";
+    case NVJPEG_CSS_440: return "4:4:0";
+    case NVJPEG_CSS_411: return "4:1:1";
+    case NVJPEG_CSS_410: return "4:1:0";
+    case NVJPEG_CSS_410V: return "4:1:0 (vertical)";
+    case NVJPEG_CSS_GRAY: return "gray";
+    default: return "unknown";
+  }
+}
+
+const unsigned char* bytes_of(std::span<const std::byte> s) noexcept {
+  return reinterpret_cast<const unsigned char*>(s.data());
+}
+
+}  // namespace
+
+GpuJpegDecoder::GpuJpegDecoder(Device device) : device_(device) {
+  const CurrentDeviceGuard guard(device_);
+  // Interpolated chroma upsampling is closer to libjpeg-turbo's default ("fancy") upsampling
+  // than replication; a library version that does not know the flag refuses it, and then the
+  // handle is created with the default flags.
+  nvjpegHandle_t handle = nullptr;
+  const nvjpegStatus_t with_interpolation =
+      nvjpegCreateEx(NVJPEG_BACKEND_DEFAULT, nullptr, nullptr, NVJPEG_FLAGS_UPSAMPLING_WITH_INTERPOLATION, &handle);
+  if (with_interpolation != NVJPEG_STATUS_SUCCESS) {
+    handle = nullptr;
+    SP_NVJPEG_CHECK(nvjpegCreateEx(NVJPEG_BACKEND_DEFAULT, nullptr, nullptr, NVJPEG_FLAGS_DEFAULT, &handle));
+  }
+  handle_ = handle;
+}
+
+GpuJpegDecoder::~GpuJpegDecoder() {
+  if (handle_ != nullptr) SP_NVJPEG_CHECK_NOTHROW(nvjpegDestroy(handle_));
+}
+
+GpuJpegInfo GpuJpegDecoder::info(std::span<const std::byte> jpeg) const {
+  int components = 0;
+  nvjpegChromaSubsampling_t sampling = NVJPEG_CSS_UNKNOWN;
+  int widths[NVJPEG_MAX_COMPONENT] = {};
+  int heights[NVJPEG_MAX_COMPONENT] = {};
+  SP_NVJPEG_CHECK(nvjpegGetImageInfo(handle_, bytes_of(jpeg), jpeg.size(), &components, &sampling, widths, heights));
+  GpuJpegInfo info;
+  info.width = widths[0] > 0 ? static_cast<std::uint32_t>(widths[0]) : 0;
+  info.height = heights[0] > 0 ? static_cast<std::uint32_t>(heights[0]) : 0;
+  info.components = components;
+  info.sampling = sampling_name(sampling);
+  info.supported = sampling != NVJPEG_CSS_UNKNOWN && (components == 1 || components == 3) && info.width > 0 &&
+                   info.height > 0;
+  return info;
+}
+
+GpuJpegState::GpuJpegState(const GpuJpegDecoder& decoder) : decoder_(&decoder) {
+  const CurrentDeviceGuard guard(decoder.device());
+  nvjpegJpegState_t state = nullptr;
+  SP_NVJPEG_CHECK(nvjpegJpegStateCreate(decoder.handle(), &state));
+  state_ = state;
+}
+
+GpuJpegState::~GpuJpegState() {
+  if (state_ != nullptr) SP_NVJPEG_CHECK_NOTHROW(nvjpegJpegStateDestroy(state_));
+}
+
+void GpuJpegState::decode_rgb(std::span<const std::byte> jpeg, const GpuJpegInfo& info, std::span<std::uint8_t> rgb,
+                              StreamRef stream) {
+  if (!info.supported)
+    throw std::invalid_argument(fmt::format("decode_rgb: a {}-component {} JPEG is not supported", info.components,
+                                            info.sampling));
+  const std::size_t row = std::size_t{info.width} * 3;
+  const std::size_t need = row * info.height;
+  if (rgb.size() < need)
+    throw std::invalid_argument(fmt::format("decode_rgb: {} bytes given for a {}x{} RGB image ({} needed)", rgb.size(),
+                                            info.width, info.height, need));
+  if (stream.device_index() != decoder_->device().index())
+    throw std::invalid_argument(fmt::format("decode_rgb: a stream of device {} for a decoder of device {}",
+                                            stream.device_index(), decoder_->device().index()));
+  nvjpegImage_t out{};
+  out.channel[0] = rgb.data();
+  out.pitch[0] = row;
+  SP_NVJPEG_CHECK(nvjpegDecode(decoder_->handle(), state_, bytes_of(jpeg), jpeg.size(), NVJPEG_OUTPUT_RGBI, &out,
+                               stream.handle()));
+}
+
+}  // namespace streampipe::io

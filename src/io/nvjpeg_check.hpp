@@ -1,0 +1,26 @@
+#pragma once
+// SP_NVJPEG_CHECK(call): throws io::NvjpegError naming the call, file:line and the status.
+
+#include "streampipe/io/gpu_jpeg_decoder.hpp"
+
+#include <nvjpeg.h>
+
+namespace streampipe::io::detail {
+[[noreturn]] void throw_nvjpeg_error(nvjpegStatus_t status, const char* call, const char* file, int line);
+// For destructors: reports on stderr, never throws.
+void report_nvjpeg_error(nvjpegStatus_t status, const char* call, const char* file, int line) noexcept;
+}  // namespace streampipe::io::detail
+
+#define SP_NVJPEG_CHECK(call)                                                          \
+  do {                                                                                 \
+    const nvjpegStatus_t sp_nvjpeg_status_ = (call);                                   \
+    if (sp_nvjpeg_status_ != NVJPEG_STATUS_SUCCESS) [[unlikely]]                       \
+      ::streampipe::io::detail::throw_nvjpeg_error(sp_nvjpeg_status_, #call, __FILE__, __LINE__); \
+  } while (0)
+
+#define SP_NVJPEG_CHECK_NOTHROW(call)                                                  \
+  do {                                                                                 \
+    const nvjpegStatus_t sp_nvjpeg_status_ = (call);                                   \
+    if (sp_nvjpeg_status_ != NVJPEG_STATUS_SUCCESS) [[unlikely]]                       \
+      ::streampipe::io::detail::report_nvjpeg_error(sp_nvjpeg_status_, #call, __FILE__, __LINE__); \
+  } while (0)

@@ -1,0 +1,53 @@
+// The gray tool's choice of decoder per file (see gray_decode.hpp). Anything doubtful goes to
+// the CPU decoder, which either decodes it as the --decode cpu path does or reports the file
+// with the same reason.
+
+#include "streampipe/tools/gray_decode.hpp"
+
+#include "streampipe/io/image.hpp"
+#include "streampipe/io/jpeg_header.hpp"
+
+#include <fmt/format.h>
+
+#include <cstdint>
+
+namespace streampipe::tools::gray {
+
+const char* to_string(Decode decode) noexcept { return decode == Decode::gpu ? "gpu" : "cpu"; }
+
+std::optional<Decode> parse_decode(std::string_view name) noexcept {
+  if (name == "cpu") return Decode::cpu;
+  if (name == "gpu") return Decode::gpu;
+  return std::nullopt;
+}
+
+bool gpu_decode_available() noexcept {
+#if defined(STREAMPIPE_HAVE_NVJPEG)
+  return true;
+#else
+  return false;
+#endif
+}
+
+std::optional<std::string> gpu_decode_refusal(std::span<const std::byte> file) {
+  const auto format = io::detect_image_format(file);
+  if (format == io::ImageFormat::png) return "PNG file";
+  if (format != io::ImageFormat::jpeg) return "not a JPEG file";
+  const auto h = io::read_jpeg_header(file);
+  if (!h) return "unreadable JPEG markers";
+  if (h->coding != io::JpegCoding::baseline && h->coding != io::JpegCoding::extended &&
+      h->coding != io::JpegCoding::progressive)
+    return fmt::format("{} JPEG", io::to_string(h->coding));
+  if (h->precision != 8) return fmt::format("{}-bit JPEG", h->precision);
+  if (h->components == 4) return "CMYK/YCCK JPEG";
+  if (h->components != 1 && h->components != 3) return fmt::format("{}-component JPEG", h->components);
+  if (h->components == 3 && h->adobe_transform == 0) return "RGB JPEG (Adobe marker, no colour transform)";
+  if (h->width == 0 || h->height == 0) return "JPEG without a size in its frame header";
+  // The CPU decoder refuses images above its decoded-size limit; let it name them.
+  const std::uint64_t rgb_bytes = std::uint64_t{h->width} * h->height * 3;
+  if (rgb_bytes > io::ImageReadOptions{}.max_bytes) return "decoded size above the limit";
+  if (!h->complete) return "incomplete JPEG (no end-of-image marker)";
+  return std::nullopt;
+}
+
+}  // namespace streampipe::tools::gray

@@ -1,0 +1,69 @@
+// --decode: names, the build's nvJPEG flag, which files nvJPEG is given (and why not), and the
+// options convert() refuses before any work.
+
+#include "io/jpeg_variants.hpp"
+#include "test_gray_files.hpp"
+
+#include "streampipe/tools/gray.hpp"
+#include "streampipe/tools/gray_decode.hpp"
+
+#include <gtest/gtest.h>
+
+#include <stdexcept>
+
+namespace streampipe::tools::gray {
+namespace {
+using io::testing::baseline_jpeg;
+
+TEST(GrayDecode, Names) {
+  EXPECT_EQ(parse_decode("cpu"), Decode::cpu);
+  EXPECT_EQ(parse_decode("gpu"), Decode::gpu);
+  EXPECT_FALSE(parse_decode("GPU").has_value());
+  EXPECT_FALSE(parse_decode("").has_value());
+  EXPECT_STREQ(to_string(Decode::cpu), "cpu");
+  EXPECT_STREQ(to_string(Decode::gpu), "gpu");
+#if defined(STREAMPIPE_HAVE_NVJPEG)
+  EXPECT_TRUE(gpu_decode_available());
+#else
+  EXPECT_FALSE(gpu_decode_available());
+#endif
+}
+
+TEST(GrayDecode, NvjpegGetsBaselineExtendedAndProgressiveJpegs) {
+  const auto rgb = baseline_jpeg(99, 61, 3, 1);
+  EXPECT_EQ(gpu_decode_refusal(rgb), std::nullopt);
+  EXPECT_EQ(gpu_decode_refusal(baseline_jpeg(17, 5, 1, 2)), std::nullopt);
+  EXPECT_EQ(gpu_decode_refusal(io::testing::with_sof(rgb, 0xC1)), std::nullopt);
+  EXPECT_EQ(gpu_decode_refusal(io::testing::with_sof(rgb, 0xC2)), std::nullopt);
+  EXPECT_EQ(gpu_decode_refusal(io::testing::with_adobe(rgb, 1)), std::nullopt);  // YCbCr, as JFIF
+}
+
+TEST(GrayDecode, OtherFilesGoToTheCpuDecoderWithTheirReason) {
+  const auto rgb = baseline_jpeg(99, 61, 3, 3);
+  const auto png = io::encode_png(io::Image::make(5, 4, 3, 8));
+  EXPECT_EQ(gpu_decode_refusal(png), "PNG file");
+  const std::vector<std::byte> text = {std::byte{'h'}, std::byte{'i'}, std::byte{'!'}, std::byte{'\n'}};
+  EXPECT_EQ(gpu_decode_refusal(text), "not a JPEG file");
+  EXPECT_EQ(gpu_decode_refusal(io::testing::with_sof(rgb, 0xC3)), "lossless JPEG");
+  EXPECT_EQ(gpu_decode_refusal(io::testing::with_sof(rgb, 0xC9)), "arithmetic-coded JPEG");
+  EXPECT_EQ(gpu_decode_refusal(io::testing::with_sof(rgb, 0xC6)), "hierarchical JPEG");
+  EXPECT_EQ(gpu_decode_refusal(io::testing::with_precision(rgb, 12)), "12-bit JPEG");
+  EXPECT_EQ(gpu_decode_refusal(io::testing::with_adobe(rgb, 0)), "RGB JPEG (Adobe marker, no colour transform)");
+  EXPECT_EQ(gpu_decode_refusal(io::testing::truncated(rgb)), "incomplete JPEG (no end-of-image marker)");
+  EXPECT_EQ(gpu_decode_refusal(std::span(rgb).first(40)), "unreadable JPEG markers");
+}
+
+TEST(GrayDecode, ConvertRefusesGpuDecodingWhereItCannotRun) {
+  testing::TempDir d;
+  testing::write_jpeg(d / "a.jpg", testing::random_image(9, 7, 3, 8, 1));
+  const std::vector<Job> jobs = {{d / "a.jpg", d / "out/a.png"}};
+  Options o;
+  o.decode = Decode::gpu;
+  o.backend = pipeline::Backend::host;
+  o.threads = 2;
+  EXPECT_THROW((void)convert(jobs, o), std::invalid_argument);
+  EXPECT_FALSE(std::filesystem::exists(d / "out/a.png"));
+}
+
+}  // namespace
+}  // namespace streampipe::tools::gray
