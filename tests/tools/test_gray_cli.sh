@@ -93,8 +93,10 @@ contains err.txt "nothing.png: no such file" "missing input named"
 expect 2 "bad format" -- "$cli" gray in/a.png -o out8 --format gif
 expect 2 "bad quality" -- "$cli" gray in/a.png -o out8 --quality 0
 expect 2 "bad backend" -- "$cli" gray in/a.png -o out8 --backend tpu
-expect 2 "gpu decode" -- "$cli" gray in/a.png -o out8 --decode gpu
+expect 2 "gpu decode on the host backend" -- "$cli" gray in/a.png -o out8 --decode gpu --backend host
 contains err.txt "nvJPEG" "gpu decode explains"
+expect 2 "bad decode" -- "$cli" gray in/a.png -o out8 --decode tpu
+contains err.txt "--decode 'tpu'" "bad decode named"
 mkdir -p empty
 expect 2 "folder without images" -- "$cli" gray empty -o out8
 contains err.txt "no *.png" "empty folder explained"
@@ -104,6 +106,17 @@ contains err.txt "would both be written" "collision named"
 expect 2 "output over input" -- "$cli" gray in/a.png -o in --force
 contains err.txt "would replace the input" "input protected"
 absent out8
+
+# --decode gpu: runs where the build has nvJPEG and a GPU is usable, else a usage error that
+# says why; either way the summary or the error mentions nvJPEG.
+"$cli" gray jpg/a.jpg in/sub/b.png -o outgpu --decode gpu >out.txt 2>err.txt
+rc=$?
+case $rc in
+  0) is_gray_png outgpu/a.png; is_gray_png outgpu/b.png
+     contains out.txt "1 file(s) by nvJPEG on the GPU, 1 given to the CPU decoder (1 PNG file)" "decode summary" ;;
+  2) contains err.txt "nvJPEG" "gpu decode unavailable explained"; absent outgpu ;;
+  *) echo "FAIL: --decode gpu: exit $rc"; cat out.txt err.txt; failures=$((failures + 1)) ;;
+esac
 
 if [[ $failures -gt 0 ]]; then echo "$failures failure(s)"; exit 1; fi
 echo "all gray CLI checks passed"
