@@ -4,7 +4,9 @@
 // backend). A bad file is reported with its name and reason, the others finish, exit 1.
 
 #include "commands.hpp"
+#include "gray_latency.hpp"
 #include "gray_report.hpp"
+#include "report_option.hpp"
 
 #include "streampipe/cuda/device.hpp"
 #include "streampipe/io/atomic_file.hpp"
@@ -80,7 +82,7 @@ void refuse_existing(const std::string& path, bool force, const char* option) {
     throw UsageError(fmt::format("{} {}: the file exists (use --force to overwrite)", option, path));
 }
 
-int run_gray(const GrayOptions& o) {
+int run_gray(const GrayOptions& o, const ReportOptions& report_options) {
   const auto format = io::parse_image_format(o.format);
   if (!format) throw UsageError(fmt::format("--format '{}' is not png or jpeg", o.format));
   const auto decode = gray::parse_decode(o.decode);
@@ -105,6 +107,7 @@ int run_gray(const GrayOptions& o) {
   refuse_existing(o.json_path, o.force, "--json");
   refuse_existing(o.trace_path, o.force, "--trace");
   refuse_existing(o.gantt_path, o.force, "--gantt");
+  check_report_output(report_options, o.force);
 
   gray::PlanOptions po;
   po.output_dir = o.output_dir;
@@ -161,6 +164,7 @@ int run_gray(const GrayOptions& o) {
     j["host"] = report::describe_host();
     io::write_file_atomically(o.json_path, j.dump(2) + "\n", overwrite);
   }
+  emit_report(report_options, gray_latency_run(s), "gray", o.force);
   return s.failed > 0 ? 1 : 0;
 }
 
@@ -198,7 +202,9 @@ Command add_gray(CLI::App& parent) {
   sub->add_option("--json", o->json_path, "write the summary and every file's result as JSON to FILE");
   sub->add_option("--trace", o->trace_path, "write the engine timeline as Chrome-trace JSON (Perfetto) to FILE");
   sub->add_option("--gantt", o->gantt_path, "write the engine timeline as an SVG Gantt chart to FILE");
-  return {sub, [o] { return run_gray(*o); }};
+  auto report = add_report_options(*sub, "one image (one engine item), submitted -> written; on the GPU, H2D, "
+                                           "compute and D2H are its slot's event intervals");
+  return {sub, [o, report] { return run_gray(*o, *report); }};
 }
 
 }  // namespace

@@ -4,6 +4,7 @@
 // generation (CSV or JSON), PNG snapshots (numbered frames: the animation), a live view.
 
 #include "commands.hpp"
+#include "report_option.hpp"
 
 #include "streampipe/cuda/device.hpp"
 #include "streampipe/io/atomic_file.hpp"
@@ -92,7 +93,7 @@ unsigned terminal_columns(unsigned& lines) {
   return 80;
 }
 
-int run_life(const LifeOptions& o) {
+int run_life(const LifeOptions& o, const ReportOptions& report_options) {
   const auto [width, height] = parse_pair(o.size, 'x', "--size");
   if (width == 0 || height == 0) throw UsageError(fmt::format("--size {} has no cells", o.size));
   const auto kernel = parse_kernel(o.kernel);
@@ -109,6 +110,7 @@ int run_life(const LifeOptions& o) {
   };
   if (!o.population_path.empty() && o.population_path != "-") refuse_existing(o.population_path);
   if (!o.json_path.empty()) refuse_existing(o.json_path);
+  check_report_output(report_options, o.force);
   if (o.snapshot_every > 0) refuse_existing(fs::path(o.output_dir) / "life-u0-g000000.png");
 
   const bool use_gpu = resolve_gpu_backend(o.backend, o.device);
@@ -164,8 +166,20 @@ int run_life(const LifeOptions& o) {
   }
 
   // Generations run in chunks that end where a snapshot or a live frame is due.
-  const std::uint64_t chunk = o.live ? 1 : (o.snapshot_every > 0 ? o.snapshot_every : o.generations);
+  std::uint64_t chunk = o.live ? 1 : (o.snapshot_every > 0 ? o.snapshot_every : o.generations);
+  // --report: one query per generation of each universe. On the GPU each holds an event pair
+  // until its chunk ends, so chunks are bounded (one stream synchronization per chunk).
+  const bool timed = report_options.wanted();
+  if (timed && use_gpu) {
+    chunk = std::min<std::uint64_t>(chunk, std::max<std::uint64_t>(1, 65536 / universes.size()));
+    for (auto& u : universes) u.device->time_steps(true);
+  }
+  std::vector<report::QueryRecord> queries;
   const auto t0 = std::chrono::steady_clock::now();
+  const double origin_ms = std::chrono::duration<double, std::milli>(t0.time_since_epoch()).count();
+  const auto since_t0 = [t0] {
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  };
   double output_ms = 0;
   Board scratch;
   for (std::uint64_t done = 0; done < o.generations;) {
@@ -175,13 +189,24 @@ int run_life(const LifeOptions& o) {
       for (auto& u : universes) {
         const auto log = u.device->populations();
         u.populations.insert(u.populations.end(), log.begin(), log.end());
+        if (timed)
+          for (const auto& t : u.device->step_timings()) {
+            report::QueryRecord q;
+            q.submit_ms = q.enqueue_begin_ms = t.enqueue_begin_ms - origin_ms;
+            q.enqueue_end_ms = t.enqueue_end_ms - origin_ms;
+            q.complete_ms = t.done_ms - origin_ms;
+            q.compute_ms = t.compute_ms;
+            queries.push_back(q);
+          }
       }
     } else {
       for (auto& u : universes)
         for (std::uint64_t g = 0; g < n; ++g) {
+          const double begin = timed ? since_t0() : 0.0;
           step_host(u.host, scratch, 0);
           std::swap(u.host, scratch);
           u.populations.push_back(u.host.population());
+          if (timed) queries.push_back({begin, begin, begin, since_t0(), {}, {}, {}, 1, 1});
         }
     }
     done += n;
@@ -264,6 +289,19 @@ int run_life(const LifeOptions& o) {
     for (const auto& u : universes) j["final_populations"].push_back(u.populations.back());
     io::write_file_atomically(o.json_path, j.dump(2) + "\n", o.force ? io::Overwrite::allow : io::Overwrite::refuse);
   }
+  if (timed) {
+    report::LatencyRun run;
+    run.name = fmt::format("life {}x{}, {} universe(s) on {}; query = one generation of one universe", width,
+                           height, universes.size(), where);
+    run.device = use_gpu ? gpu->name() : std::string("host");
+    // The GPU path waits in cudaStreamSynchronize (spins under the default scheduling); the
+    // host backend computes in the calling thread and never waits.
+    run.sync = use_gpu ? report::SyncMode::spin : report::SyncMode::blocking;
+    run.limits.iteration_limit = static_cast<std::size_t>(o.generations) * universes.size();
+    run.wall_ms = compute_ms;
+    run.queries = std::move(queries);
+    emit_report(report_options, run, "life", o.force);
+  }
   return 0;
 }
 
@@ -300,9 +338,12 @@ Command add_life(CLI::App& parent) {
   sub->add_option("--rows-per-thread", o->rows_per_thread, "bit-packed kernel: rows each thread walks (4, 8, 16, 32; default: by size)")
       ->check(CLI::IsMember({0u, 4u, 8u, 16u, 32u}));
   sub->add_option("--json", o->json_path, "also write a summary as JSON to FILE");
-  return {sub, [o, density] {
+  auto report = add_report_options(*sub, "one generation of one universe: its enqueue -> the GPU finished it "
+                                           "(compute: its kernel and population count, between two events; no "
+                                           "copies), or its step on the host backend");
+  return {sub, [o, density, report] {
             o->density_given = density->count() > 0;
-            return run_life(*o);
+            return run_life(*o, *report);
           }};
 }
 

@@ -8,9 +8,16 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <chrono>
 #include <stdexcept>
 
 namespace streampipe::tools::life {
+
+namespace {
+double host_now_ms() {
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+}  // namespace
 
 std::string_view to_string(Kernel kernel) noexcept {
   switch (kernel) {
@@ -136,9 +143,52 @@ void DeviceUniverse::step(std::uint64_t generations, bool record_population) {
     counts_ = std::move(bigger);
   }
   for (std::uint64_t g = 0; g < generations; ++g) {
+    if (!timing_) {
+      enqueue_step();
+      if (record_population) enqueue_population(counts_.data() + logged_++);
+      continue;
+    }
+    const double begin = host_now_ms();
+    const std::size_t first = 2 * pending_.size();
+    while (step_events_.size() < first + 2) step_events_.emplace_back(device_);
+    step_events_[first].record(stream_.ref());
     enqueue_step();
     if (record_population) enqueue_population(counts_.data() + logged_++);
+    step_events_[first + 1].record(stream_.ref());
+    pending_.push_back({begin, host_now_ms()});
   }
+}
+
+void DeviceUniverse::time_steps(bool on) {
+  // Pending generations keep the anchor they were timed against.
+  if (on && !timing_ && (!anchor_ || pending_.empty())) {
+    const CurrentDeviceGuard on_device(device_);
+    if (!anchor_) anchor_.emplace(device_);
+    anchor_->record(stream_.ref());
+    anchor_->synchronize();
+    anchor_host_ms_ = host_now_ms();
+  }
+  timing_ = on;
+}
+
+std::vector<DeviceUniverse::StepTiming> DeviceUniverse::step_timings() {
+  std::vector<StepTiming> out;
+  if (pending_.empty()) return out;
+  const CurrentDeviceGuard on_device(device_);
+  stream_.synchronize();
+  out.reserve(pending_.size());
+  for (std::size_t i = 0; i < pending_.size(); ++i) {
+    const Event& start = step_events_[2 * i];
+    const Event& end = step_events_[2 * i + 1];
+    StepTiming t;
+    t.enqueue_begin_ms = pending_[i].enqueue_begin_ms;
+    t.enqueue_end_ms = pending_[i].enqueue_end_ms;
+    t.compute_ms = elapsed(start, end).count();
+    t.done_ms = anchor_host_ms_ + elapsed(*anchor_, end).count();
+    out.push_back(t);
+  }
+  pending_.clear();
+  return out;
 }
 
 std::vector<std::uint64_t> DeviceUniverse::populations() {

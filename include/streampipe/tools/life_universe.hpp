@@ -12,6 +12,7 @@
 // download(), populations() and synchronize() wait for this universe's stream only.
 
 #include "streampipe/cuda/device_buffer.hpp"
+#include "streampipe/cuda/event.hpp"
 #include "streampipe/cuda/stream.hpp"
 #include "streampipe/tools/life.hpp"
 
@@ -58,6 +59,19 @@ class DeviceUniverse {
   // Bit-packed kernel tuning: rows each thread walks (4, 8, 16 or 32). 0 picks from size.
   void set_rows_per_thread(unsigned rows);
 
+  // Per-generation timing, for latency reports. While on, step() records a timing event
+  // before and after each generation (its kernel and its population count) and the host
+  // time its enqueue took; step_timings() waits for the stream and returns every timed
+  // generation since the last call. Costs two event records per generation (host time, and
+  // one event pair per generation until step_timings() recycles them). Off by default.
+  struct StepTiming {
+    double enqueue_begin_ms = 0, enqueue_end_ms = 0;  // host steady_clock, ms since its epoch
+    double done_ms = 0;     // the GPU finished the generation, placed on the same clock
+    double compute_ms = 0;  // GPU time between the generation's two events
+  };
+  void time_steps(bool on);  // turning it on synchronizes the stream once (clock anchor)
+  [[nodiscard]] std::vector<StepTiming> step_timings();
+
  private:
   void enqueue_step();
   void enqueue_population(std::uint64_t* slot);
@@ -73,6 +87,15 @@ class DeviceUniverse {
   int current_ = 0;
   DeviceBuffer<std::uint64_t> counts_;      // population log on the device
   std::size_t logged_ = 0;                  // entries enqueued since the last populations()
+
+  struct PendingStep {
+    double enqueue_begin_ms, enqueue_end_ms;
+  };
+  bool timing_ = false;
+  std::optional<Event> anchor_;             // recorded when timing starts: GPU -> host clock
+  double anchor_host_ms_ = 0;
+  std::vector<Event> step_events_;          // two per pending generation, reused
+  std::vector<PendingStep> pending_;
 };
 
 }  // namespace streampipe::tools::life

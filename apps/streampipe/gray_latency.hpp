@@ -1,0 +1,13 @@
+#pragma once
+// The gray tool's run as a latency report: one query per converted image (one engine item),
+// placed by pipeline::timeline_queries from the engine's timeline and results. Failed files
+// are no queries; the iteration limit is the number of files; there is no warm-up.
+
+#include "streampipe/report/latency_report.hpp"
+#include "streampipe/tools/gray.hpp"
+
+namespace streampipe::cli {
+
+[[nodiscard]] report::LatencyRun gray_latency_run(const tools::gray::RunSummary& summary);
+
+}  // namespace streampipe::cli
