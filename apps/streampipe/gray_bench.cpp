@@ -1,13 +1,16 @@
 // `streampipe bench gray`: the whole gray tool (read + decode, luma, encode + atomic write)
 // over a folder of generated photo-like images, on the GPU backend and on the host backend
-// with the same worker threads (the CPU-only run of the same tool), in images/s.
+// with the same worker threads (the CPU-only run of the same tool), in images/s. With JPEG
+// inputs, a build with nvJPEG and a GPU, a third row runs the GPU backend with --decode gpu
+// (workers only read the files; nvJPEG decodes on the lanes).
 //
 // Limits: the host codec bound (worker threads / host decode+encode ms per image - the rate
 // if the workers did nothing but codec work, which both backends share) and, for the GPU,
 // the share of the wall time the device was busy (union of H2D, kernel and D2H on all
 // lanes) with the H2D rate against the link. Generation and verification are not timed;
 // outputs are deleted before every run and every output of every run is compared with the
-// host reference of its decoded input (exactly for PNG, PSNR >= 30 dB for JPEG).
+// host reference of its decoded input (exactly for PNG, PSNR >= 30 dB for JPEG; --decode gpu
+// PNG outputs within the documented tolerance of the CPU decode: max 8, mean 0.5 levels).
 
 #include "commands.hpp"
 #include "gray_report.hpp"
@@ -19,6 +22,7 @@
 #include "streampipe/report/statistics.hpp"
 #include "streampipe/report/table.hpp"
 #include "streampipe/tools/gray.hpp"
+#include "streampipe/tools/gray_decode.hpp"
 #include "streampipe/tools/gray_pixels.hpp"
 #include "streampipe/tools/gray_synthetic.hpp"
 
@@ -28,6 +32,7 @@
 #include <atomic>
 #include <chrono>
 #include <cmath>
+#include <cstdlib>
 #include <filesystem>
 #include <memory>
 #include <mutex>
@@ -91,12 +96,43 @@ class ScratchDir {
   fs::path path_;
 };
 
-// Empty string when the output matches the reference, else why not.
-std::string check_output(const fs::path& output, const std::vector<std::uint8_t>& want, io::ImageFormat format) {
+// --decode gpu against the CPU decode's reference (docs/gray.md): nvJPEG's IDCT and chroma
+// upsampling differ from libjpeg-turbo's.
+constexpr int kGpuDecodeMaxLevels = 8;
+constexpr double kGpuDecodeMeanLevels = 0.5;
+
+struct LevelDifference {
+  int max = 0;
+  double sum = 0;
+  std::uint64_t count = 0;
+};
+
+// Empty string when the output matches the reference, else why not. `diff` (--decode gpu
+// with PNG outputs) collects the difference and applies the tolerance instead of equality.
+std::string check_output(const fs::path& output, const std::vector<std::uint8_t>& want, io::ImageFormat format,
+                         LevelDifference* diff = nullptr) {
   const io::Image got = io::read_image(output);
   if (got.channels != 1 || got.bit_depth != 8 || got.pixels.size() != want.size())
     return fmt::format("{}: {} channel(s), {}-bit, {} bytes; expected 8-bit gray of {} bytes", output.string(),
                        got.channels, got.bit_depth, got.pixels.size(), want.size());
+  if (format == io::ImageFormat::png && diff != nullptr) {
+    LevelDifference d;
+    for (std::size_t i = 0; i < want.size(); ++i) {
+      const int level = std::abs(static_cast<int>(got.pixels[i]) - static_cast<int>(want[i]));
+      d.max = std::max(d.max, level);
+      d.sum += level;
+    }
+    d.count = want.size();
+    const double mean = d.sum / static_cast<double>(std::max<std::uint64_t>(1, d.count));
+    diff->max = std::max(diff->max, d.max);
+    diff->sum += d.sum;
+    diff->count += d.count;
+    if (d.max > kGpuDecodeMaxLevels || mean > kGpuDecodeMeanLevels)
+      return fmt::format("{}: differs from the CPU decode's result by up to {} levels, {:.3f} on average (tolerance "
+                         "{} and {})",
+                         output.string(), d.max, mean, kGpuDecodeMaxLevels, kGpuDecodeMeanLevels);
+    return {};
+  }
   if (format == io::ImageFormat::png) {
     for (std::size_t i = 0; i < want.size(); ++i)
       if (got.pixels[i] != want[i])
@@ -115,6 +151,7 @@ std::string check_output(const fs::path& output, const std::vector<std::uint8_t>
 
 struct Row {
   std::string backend;
+  std::string decode = "cpu";
   std::string device;
   report::Summary images_per_s;
   report::Summary device_share;
@@ -124,6 +161,7 @@ struct Row {
   nlohmann::json last_run;
   bool verified = true;
   std::string failure;
+  LevelDifference diff;  // --decode gpu, PNG outputs: against the CPU decode, over every timed run
 };
 
 int run_bench_gray(const BenchOptions& bo, const GrayBenchOptions& g) {
@@ -162,15 +200,18 @@ int run_bench_gray(const BenchOptions& bo, const GrayBenchOptions& g) {
     ops::rgb_to_gray_host(rgb8, reference[i]);
   });
 
-  std::vector<pipeline::Backend> backends;
-  if (have_gpu) backends.push_back(pipeline::Backend::gpu);
-  backends.push_back(pipeline::Backend::host);
+  std::vector<std::pair<pipeline::Backend, gray::Decode>> variants;
+  if (have_gpu) variants.emplace_back(pipeline::Backend::gpu, gray::Decode::cpu);
+  const bool gpu_decode = have_gpu && gray::gpu_decode_available() && *in_format == io::ImageFormat::jpeg;
+  if (gpu_decode) variants.emplace_back(pipeline::Backend::gpu, gray::Decode::gpu);
+  variants.emplace_back(pipeline::Backend::host, gray::Decode::cpu);  // last: the rows' yardstick
   std::vector<Row> rows;
-  for (const auto backend : backends) {
+  for (const auto& [backend, decoder] : variants) {
     Row row;
     row.backend = pipeline::backend_name(backend);
+    row.decode = gray::to_string(decoder);
     row.threads = threads;
-    const fs::path out_dir = scratch.path() / fmt::format("out-{}", row.backend);
+    const fs::path out_dir = scratch.path() / fmt::format("out-{}-{}", row.backend, row.decode);
     for (auto& j : jobs) j.output = out_dir / j.input.filename().replace_extension(gray::output_extension(*out_format));
     gray::Options o;
     o.backend = backend;
@@ -179,11 +220,12 @@ int run_bench_gray(const BenchOptions& bo, const GrayBenchOptions& g) {
     o.lanes = g.lanes;
     o.format = *out_format;
     o.png_compression = g.compression;
+    o.decode = decoder;
     std::vector<double> rates, shares, decode, encode, h2d;
     for (int r = 0; r < bo.warmup + bo.runs; ++r) {
       fs::remove_all(out_dir);  // no output of an earlier run can pass the check
-      fmt::print(stderr, "bench gray: {} backend, {} run {}...\n", row.backend, r < bo.warmup ? "warm-up" : "timed",
-                 r < bo.warmup ? r + 1 : r - bo.warmup + 1);
+      fmt::print(stderr, "bench gray: {} backend, {} decode, {} run {}...\n", row.backend, row.decode,
+                 r < bo.warmup ? "warm-up" : "timed", r < bo.warmup ? r + 1 : r - bo.warmup + 1);
       const gray::RunSummary s = gray::convert(jobs, o);
       row.device = s.device;
       std::mutex m;
@@ -192,14 +234,30 @@ int run_bench_gray(const BenchOptions& bo, const GrayBenchOptions& g) {
         for (const auto& f : s.files)
           if (!f.ok && row.failure.empty()) row.failure = f.error;
       } else {
+        LevelDifference run_diff;
         parallel_for(jobs.size(), threads, [&](std::size_t i) {
-          const std::string why = check_output(jobs[i].output, reference[i], *out_format);
+          LevelDifference file_diff;
+          const std::string why = check_output(jobs[i].output, reference[i], *out_format,
+                                               decoder == gray::Decode::gpu ? &file_diff : nullptr);
+          std::lock_guard lock(m);
+          run_diff.max = std::max(run_diff.max, file_diff.max);
+          run_diff.sum += file_diff.sum;
+          run_diff.count += file_diff.count;
           if (!why.empty()) {
-            std::lock_guard lock(m);
             row.verified = false;
             if (row.failure.empty()) row.failure = why;
           }
         });
+        if (decoder == gray::Decode::gpu && s.gpu_decoded != jobs.size()) {
+          row.verified = false;
+          if (row.failure.empty())
+            row.failure = fmt::format("--decode gpu: nvJPEG decoded {} of {} files", s.gpu_decoded, jobs.size());
+        }
+        if (r >= bo.warmup) {
+          row.diff.max = std::max(row.diff.max, run_diff.max);
+          row.diff.sum += run_diff.sum;
+          row.diff.count += run_diff.count;
+        }
       }
       if (r < bo.warmup) continue;
       const auto t = gray::split_time(s.records, s.wall_ms);
@@ -220,9 +278,10 @@ int run_bench_gray(const BenchOptions& bo, const GrayBenchOptions& g) {
 
   const double host_rate = rows.back().images_per_s.median;
   const double link_gbps = 55.0;  // pinned H2D, DESIGN.md (H100, PCIe Gen5 x16)
-  report::Table table({"backend", "device", "images/s", "min", "max", "vs host", "codec bound", "% of bound",
+  report::Table table({"backend", "decode", "device", "images/s", "min", "max", "vs host", "codec bound", "% of bound",
                        "busy / wall", "in GB/s", "decode ms", "encode ms", "ok"},
-                      {report::Align::left, report::Align::left, report::Align::right, report::Align::right,
+                      {report::Align::left, report::Align::left, report::Align::left, report::Align::right,
+                       report::Align::right,
                        report::Align::right, report::Align::right, report::Align::right, report::Align::right,
                        report::Align::right, report::Align::right, report::Align::right, report::Align::right,
                        report::Align::left});
@@ -231,7 +290,8 @@ int run_bench_gray(const BenchOptions& bo, const GrayBenchOptions& g) {
   for (const auto& r : rows) {
     const double per_image = r.decode_ms_per_image + r.encode_ms_per_image;
     const double bound = per_image > 0 ? r.threads * 1e3 / per_image : 0;
-    table.add_row({r.backend, r.device, fmt::format("{:.1f}", r.images_per_s.median),
+    table.add_row({r.backend, r.decode == "gpu" ? "gpu (nvJPEG)" : "cpu", r.device,
+                   fmt::format("{:.1f}", r.images_per_s.median),
                    fmt::format("{:.1f}", r.images_per_s.min), fmt::format("{:.1f}", r.images_per_s.max),
                    fmt::format("{:.2f}x", r.images_per_s.median / host_rate), fmt::format("{:.1f}", bound),
                    bound > 0 ? fmt::format("{:.0f}%", 100 * r.images_per_s.median / bound) : "n/a",
@@ -241,6 +301,7 @@ int run_bench_gray(const BenchOptions& bo, const GrayBenchOptions& g) {
                    r.verified ? "yes" : "WRONG"});
     all_ok = all_ok && r.verified;
     nlohmann::json j = {{"backend", r.backend},
+                        {"decode", r.decode},
                         {"device", r.device},
                         {"threads", r.threads},
                         {"images_per_s", r.images_per_s},
@@ -253,6 +314,12 @@ int run_bench_gray(const BenchOptions& bo, const GrayBenchOptions& g) {
                         {"last_run", r.last_run}};
     if (r.backend == "gpu") j["h2d_gbps"] = r.h2d_gbps, j["link_gbps"] = link_gbps;
     if (!r.failure.empty()) j["failure"] = r.failure;
+    if (r.diff.count > 0)
+      j["gray_difference_vs_cpu_decode"] = {{"max_levels", r.diff.max},
+                                            {"mean_levels", r.diff.sum / static_cast<double>(r.diff.count)},
+                                            {"pixels", r.diff.count},
+                                            {"tolerance_max", kGpuDecodeMaxLevels},
+                                            {"tolerance_mean", kGpuDecodeMeanLevels}};
     results.push_back(j);
   }
   const std::string gpu_name = have_gpu ? Device(bo.device).name() : std::string("none");
@@ -266,7 +333,17 @@ int run_bench_gray(const BenchOptions& bo, const GrayBenchOptions& g) {
   if (!have_gpu)
     fmt::print("no GPU here ({}): the host backend alone was measured\n", Device::unavailable_reason().value_or("?"));
   for (const auto& r : rows)
-    if (!r.failure.empty()) fmt::print(stderr, "bench gray: {} backend: {}\n", r.backend, r.failure);
+    if (r.diff.count > 0)
+      fmt::print("--decode gpu against the CPU decode: max {} levels, mean {:.3f} over {} pixels (tolerance {} and "
+                 "{})\n",
+                 r.diff.max, r.diff.sum / static_cast<double>(r.diff.count), r.diff.count, kGpuDecodeMaxLevels,
+                 kGpuDecodeMeanLevels);
+  if (have_gpu && !gpu_decode)
+    fmt::print("no --decode gpu row: {}\n", gray::gpu_decode_available() ? "the inputs are not JPEG"
+                                                                          : "this build has no nvJPEG");
+  for (const auto& r : rows)
+    if (!r.failure.empty())
+      fmt::print(stderr, "bench gray: {} backend, {} decode: {}\n", r.backend, r.decode, r.failure);
   if (!bo.json_path.empty()) {
     nlohmann::json out = {{"benchmark", "gray"},
                           {"device", {{"index", bo.device}, {"name", gpu_name}}},
@@ -295,7 +372,8 @@ Command add_bench_gray(CLI::App& parent) {
       "gray",
       "The gray tool end to end (read, decode, luma, encode, write) over generated photo-like images, "
       "GPU backend against the host backend with the same worker threads, in images/s, with the host "
-      "codec bound and the share of the time the device was busy. Every output of every run is verified.");
+      "codec bound and the share of the time the device was busy; with JPEG inputs and nvJPEG, the GPU backend "
+      "with --decode gpu as well. Every output of every run is verified.");
   auto bo = add_bench_options(*sub, 5);
   bo->warmup = 1;  // a warm-up pass is a full run over every image
   sub->get_option("--warmup")->default_str("1");
