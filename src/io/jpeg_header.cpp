@@ -1,5 +1,5 @@
 // JPEG marker walk up to the first scan (see jpeg_header.hpp). Segment layout from ITU-T
-// T.81 annex B; the APP14 layout from Adobe's technical note 5116.
+// T.81 annex B, APP0 from JFIF 1.02, APP14 from Adobe's technical note 5116.
 
 #include "streampipe/io/jpeg_header.hpp"
 
@@ -9,7 +9,7 @@ namespace streampipe::io {
 namespace {
 
 constexpr unsigned kMarker = 0xFF;
-constexpr unsigned kSOI = 0xD8, kEOI = 0xD9, kSOS = 0xDA, kTEM = 0x01, kAPP14 = 0xEE;
+constexpr unsigned kSOI = 0xD8, kEOI = 0xD9, kSOS = 0xDA, kTEM = 0x01, kAPP0 = 0xE0, kAPP14 = 0xEE;
 constexpr unsigned kDHT = 0xC4, kJPG = 0xC8, kDAC = 0xCC;
 
 unsigned byte_at(std::span<const std::byte> d, std::size_t i) noexcept { return std::to_integer<unsigned>(d[i]); }
@@ -81,7 +81,10 @@ std::optional<JpegHeader> read_jpeg_header(std::span<const std::byte> d) noexcep
       h.components = static_cast<int>(byte_at(d, p + 5));
       h.coding = coding_of(m);
       if (payload < 6 + 3 * static_cast<std::size_t>(h.components)) return std::nullopt;
+      h.rgb_ids = h.components == 3 && byte_at(d, p + 6) == 'R' && byte_at(d, p + 9) == 'G' && byte_at(d, p + 12) == 'B';
       have_frame = true;
+    } else if (m == kAPP0 && payload >= 5 && std::memcmp(d.data() + p, "JFIF", 5) == 0) {
+      h.jfif = true;
     } else if (m == kAPP14 && payload >= 12 && std::memcmp(d.data() + p, "Adobe", 5) == 0) {
       h.adobe_transform = static_cast<int>(byte_at(d, p + 11));
     } else if (m == kSOS) {

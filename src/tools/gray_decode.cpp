@@ -41,7 +41,10 @@ std::optional<std::string> gpu_decode_refusal(std::span<const std::byte> file) {
   if (h->precision != 8) return fmt::format("{}-bit JPEG", h->precision);
   if (h->components == 4) return "CMYK/YCCK JPEG";
   if (h->components != 1 && h->components != 3) return fmt::format("{}-component JPEG", h->components);
+  // nvJPEG takes 3 components as YCbCr; libjpeg reads some files as RGB (its rules, in short).
   if (h->components == 3 && h->adobe_transform == 0) return "RGB JPEG (Adobe marker, no colour transform)";
+  if (h->components == 3 && !h->jfif && h->adobe_transform < 0 && h->rgb_ids)
+    return "RGB JPEG (components named R, G, B)";
   if (h->width == 0 || h->height == 0) return "JPEG without a size in its frame header";
   // The CPU decoder refuses images above its decoded-size limit; let it name them.
   const std::uint64_t rgb_bytes = std::uint64_t{h->width} * h->height * 3;

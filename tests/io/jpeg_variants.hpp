@@ -49,6 +49,23 @@ inline std::vector<std::byte> with_adobe(std::vector<std::byte> d, unsigned tran
   return d;
 }
 
+// Without its JFIF APP0 segment (libjpeg writes it right after SOI).
+inline std::vector<std::byte> without_jfif(std::vector<std::byte> d) {
+  EXPECT_EQ(d[3], std::byte{0xE0});
+  const std::size_t length = (std::to_integer<std::size_t>(d[4]) << 8) | std::to_integer<std::size_t>(d[5]);
+  d.erase(d.begin() + 2, d.begin() + 2 + 2 + static_cast<std::ptrdiff_t>(length));
+  return d;
+}
+
+// The three components renamed 'R', 'G', 'B'.
+inline std::vector<std::byte> with_rgb_ids(std::vector<std::byte> d) {
+  const std::size_t sof = find_marker(d, 0xC0);
+  d[sof + 10] = std::byte{'R'};
+  d[sof + 13] = std::byte{'G'};
+  d[sof + 16] = std::byte{'B'};
+  return d;
+}
+
 // The file cut well inside its entropy-coded data.
 inline std::vector<std::byte> truncated(std::vector<std::byte> d) {
   const std::size_t sos = find_marker(d, 0xDA);

@@ -21,6 +21,8 @@ TEST(JpegHeader, ReadsLibjpegOutput) {
   EXPECT_EQ(h->precision, 8);
   EXPECT_EQ(h->coding, JpegCoding::baseline);
   EXPECT_EQ(h->adobe_transform, -1);
+  EXPECT_TRUE(h->jfif);
+  EXPECT_FALSE(h->rgb_ids);
   EXPECT_TRUE(h->complete);
 
   const auto gray = read_jpeg_header(baseline_jpeg(33, 290, 1, 2));
@@ -55,6 +57,12 @@ TEST(JpegHeader, PrecisionAdobeTransformAndCompleteness) {
     EXPECT_EQ(h->adobe_transform, static_cast<int>(t));
     EXPECT_EQ(h->width, 150u);
   }
+  const auto bare = read_jpeg_header(with_rgb_ids(without_jfif(base)));
+  ASSERT_TRUE(bare.has_value());
+  EXPECT_FALSE(bare->jfif);
+  EXPECT_TRUE(bare->rgb_ids);
+  EXPECT_EQ(bare->width, 150u);
+  EXPECT_TRUE(bare->complete);
   const auto cut = read_jpeg_header(truncated(base));
   ASSERT_TRUE(cut.has_value());
   EXPECT_FALSE(cut->complete);

@@ -36,6 +36,8 @@ TEST(GrayDecode, NvjpegGetsBaselineExtendedAndProgressiveJpegs) {
   EXPECT_EQ(gpu_decode_refusal(io::testing::with_sof(rgb, 0xC1)), std::nullopt);
   EXPECT_EQ(gpu_decode_refusal(io::testing::with_sof(rgb, 0xC2)), std::nullopt);
   EXPECT_EQ(gpu_decode_refusal(io::testing::with_adobe(rgb, 1)), std::nullopt);  // YCbCr, as JFIF
+  EXPECT_EQ(gpu_decode_refusal(io::testing::with_rgb_ids(rgb)), std::nullopt);   // JFIF says YCbCr
+  EXPECT_EQ(gpu_decode_refusal(io::testing::without_jfif(rgb)), std::nullopt);   // ids 1, 2, 3
 }
 
 TEST(GrayDecode, OtherFilesGoToTheCpuDecoderWithTheirReason) {
@@ -49,6 +51,8 @@ TEST(GrayDecode, OtherFilesGoToTheCpuDecoderWithTheirReason) {
   EXPECT_EQ(gpu_decode_refusal(io::testing::with_sof(rgb, 0xC6)), "hierarchical JPEG");
   EXPECT_EQ(gpu_decode_refusal(io::testing::with_precision(rgb, 12)), "12-bit JPEG");
   EXPECT_EQ(gpu_decode_refusal(io::testing::with_adobe(rgb, 0)), "RGB JPEG (Adobe marker, no colour transform)");
+  EXPECT_EQ(gpu_decode_refusal(io::testing::with_rgb_ids(io::testing::without_jfif(rgb))),
+            "RGB JPEG (components named R, G, B)");
   EXPECT_EQ(gpu_decode_refusal(io::testing::truncated(rgb)), "incomplete JPEG (no end-of-image marker)");
   EXPECT_EQ(gpu_decode_refusal(std::span(rgb).first(40)), "unreadable JPEG markers");
 }

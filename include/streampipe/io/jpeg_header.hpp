@@ -21,6 +21,8 @@ struct JpegHeader {
   int components = 0;
   JpegCoding coding = JpegCoding::baseline;
   int adobe_transform = -1;  // APP14 "Adobe": 0 none (RGB, CMYK), 1 YCbCr, 2 YCCK; -1 absent
+  bool jfif = false;         // an APP0 "JFIF" segment (3 components are then YCbCr)
+  bool rgb_ids = false;      // 3 components named 'R', 'G', 'B' (libjpeg reads RGB without JFIF/Adobe)
   bool complete = false;     // an EOI marker follows the first scan
 };
 
