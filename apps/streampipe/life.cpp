@@ -183,7 +183,8 @@ int run_life(const LifeOptions& o, const ReportOptions& report_options) {
   double output_ms = 0;
   Board scratch;
   for (std::uint64_t done = 0; done < o.generations;) {
-    const std::uint64_t n = std::min(chunk, o.generations - done);
+    std::uint64_t n = std::min(chunk, o.generations - done);
+    if (o.snapshot_every > 0) n = std::min(n, o.snapshot_every - done % o.snapshot_every);  // bounded chunks
     if (use_gpu) {
       for (auto& u : universes) u.device->step(n, true);  // all streams busy at once
       for (auto& u : universes) {

@@ -50,11 +50,12 @@ class ReportCli : public ::testing::Test {
   [[nodiscard]] nlohmann::json json(const std::string& name) const { return nlohmann::json::parse(read(name)); }
 
   // Random RGB PNGs of odd sizes (never all zeros), in a folder `in`.
-  void make_images(int count) {
+  void make_images(int count, std::uint32_t width = 13, std::uint32_t height = 9) {
     std::mt19937 rng(7);
     std::filesystem::create_directories(dir_ / "in");
     for (int i = 0; i < count; ++i) {
-      auto img = io::Image::make(static_cast<std::uint32_t>(13 + 6 * i), static_cast<std::uint32_t>(9 + 4 * i), 3);
+      const auto k = static_cast<std::uint32_t>(i);
+      auto img = io::Image::make(width + 6 * k, height + 4 * k, 3);
       for (auto& p : img.pixels) p = static_cast<std::uint8_t>(rng());
       io::write_image(dir_ / "in" / ("img" + std::to_string(i) + ".png"), img, io::ImageFormat::png);
     }

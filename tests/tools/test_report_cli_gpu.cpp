@@ -10,7 +10,7 @@ using ReportCliGpu = ReportCli;
 
 TEST_F(ReportCliGpu, GrayHasH2dComputeAndD2hPerImage) {
   SP_REQUIRE_GPU();
-  make_images(6);
+  make_images(6, 301, 203);  // large enough that every copy takes measurable time
   ASSERT_EQ(run("gray in -o out --backend gpu -q --compression 1 --report --report-json r.json"), 0) << context();
   EXPECT_NE(stdout_.find("sync: spin-wait"), std::string::npos) << context();
   const auto j = json("r.json");
