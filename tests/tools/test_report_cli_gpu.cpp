@@ -3,6 +3,8 @@
 #include "report_cli.hpp"
 #include "support/gpu.hpp"
 
+#include "streampipe/tools/life_universe.hpp"
+
 namespace streampipe::testing {
 namespace {
 
@@ -37,6 +39,43 @@ TEST_F(ReportCliGpu, LifeReportKeepsThePopulationsOfAnUntimedRun) {
       << context();
   EXPECT_EQ(read("plain.csv"), read("timed.csv"));
   EXPECT_FALSE(read("plain.csv").empty());
+}
+
+TEST(LifeStepTiming, OnePairOfEventsPerGenerationWithoutChangingTheBoard) {
+  SP_REQUIRE_GPU();
+  using namespace streampipe::tools::life;
+  const Device gpu(0);
+  const Board start = random_board(131, 67, 0.3, 11);
+  for (const Kernel kernel : {Kernel::global_memory, Kernel::shared_memory, Kernel::bit_packed}) {
+    DeviceUniverse plain(gpu, 131, 67, kernel), timed(gpu, 131, 67, kernel);
+    plain.upload(start);
+    timed.upload(start);
+    EXPECT_TRUE(timed.step_timings().empty());
+    timed.time_steps(true);
+    plain.step(7, true);
+    timed.step(7, true);
+    EXPECT_EQ(plain.populations(), timed.populations());
+    const auto timings = timed.step_timings();
+    ASSERT_EQ(timings.size(), 7u);
+    for (std::size_t g = 0; g < timings.size(); ++g) {
+      const auto& t = timings[g];
+      EXPECT_GT(t.compute_ms, 0.0) << g;
+      EXPECT_LE(t.enqueue_begin_ms, t.enqueue_end_ms) << g;
+      // The GPU cannot finish a generation before the host began enqueueing it (the anchor
+      // places GPU times on the host clock to within a few microseconds).
+      EXPECT_GT(t.done_ms, t.enqueue_begin_ms - 0.05) << g;
+      if (g > 0) {
+        EXPECT_GE(t.done_ms, timings[g - 1].done_ms) << g;
+      }
+    }
+    EXPECT_TRUE(timed.step_timings().empty());  // read once
+    timed.time_steps(false);
+    plain.step(3);
+    timed.step(3);
+    EXPECT_TRUE(timed.step_timings().empty());
+    EXPECT_EQ(plain.download(), timed.download());
+    EXPECT_EQ(timed.download(), advance_host(start, 10, 1));
+  }
 }
 
 TEST_F(ReportCliGpu, MandelbrotHasComputeAndD2h) {
