@@ -140,6 +140,7 @@ struct Engine::Impl {
   std::vector<std::unique_ptr<Slot>> slots;
   std::vector<std::unique_ptr<Lane>> lanes;
   std::unique_ptr<detail::WorkerPool> workers;
+  std::unique_ptr<CopyQueue> copier;
 
   std::mutex mutex;  // guards everything below
   std::condition_variable slot_freed;
@@ -178,6 +179,10 @@ struct Engine::Impl {
     int threads = options.host_threads;
     if (threads <= 0) threads = static_cast<int>(std::clamp(std::thread::hardware_concurrency(), 2u, 32u));
     workers = std::make_unique<detail::WorkerPool>(threads);
+    // One thread's memcpy moves a fraction of what the link carries: staging copies are cut
+    // into pieces spread over the workers, oldest slot first.
+    copier = std::make_unique<CopyQueue>(workers->size() - 1,
+                                         [this](std::function<void()> task) { workers->post(std::move(task)); });
 
     for (int l = 0; l < options.lanes; ++l) {
       detail::LaneConfig cfg;
@@ -338,17 +343,7 @@ struct Engine::Impl {
 
   // ---- staging and enqueue ----------------------------------------------------------------
 
-  // One thread's memcpy moves a fraction of what the link carries: large copies are split
-  // over the idle workers (the caller takes pieces too, so it never waits on a queue).
-  void host_copy(std::byte* dst, const std::byte* src, std::size_t bytes) {
-    constexpr std::size_t kPiece = std::size_t{1} << 20;
-    if (bytes < 4 * kPiece || workers->size() < 2) {
-      streaming_copy(dst, src, bytes);
-      return;
-    }
-    split_work(bytes, kPiece, workers->size() - 1, [this](std::function<void()> task) { workers->post(std::move(task)); },
-               [&](std::size_t first, std::size_t last) { streaming_copy(dst + first, src + first, last - first); });
-  }
+  void host_copy(std::span<const CopyRange> ranges) { copier->copy(ranges); }
 
   [[nodiscard]] bool host_memory_is_direct(const void* p) const {
     // The host backend's "device" reads host memory directly; the GPU copies at full speed
@@ -394,6 +389,13 @@ struct Engine::Impl {
     }
     std::size_t bytes = 0;
     slot.in_cursor = 0;
+    // Grown once before any copy: growing moves the buffer, and the copies below are
+    // collected first and run together.
+    std::size_t staged_end = 0;
+    for (const auto& it : slot.items)
+      if (!it->item.produce && it->stage_in) staged_end = std::max(staged_end, it->in_offset + it->in_bytes);
+    slot.in_stage.reserve(staged_end);
+    std::vector<CopyRange> copies;
     for (auto& it : slot.items) {
       if (it->item.produce) {  // always alone in its slot: it decides its own size
         SlotStagingInput staging(slot, *it);
@@ -407,11 +409,11 @@ struct Engine::Impl {
           mark_failed(*it, std::current_exception(), "host stage 'produce' failed");
         }
       } else if (it->stage_in) {
-        slot.in_stage.reserve(it->in_offset + it->in_bytes, it->in_offset);
-        host_copy(slot.in_stage.data() + it->in_offset, it->item.in.data(), it->in_bytes);
+        copies.push_back({slot.in_stage.data() + it->in_offset, it->item.in.data(), it->in_bytes});
       }
       bytes += it->in_bytes;
     }
+    host_copy(copies);
     slot.stage_in_ms = clock_ms() - t0;
     if (options.record_timeline)
       timeline.add({Stage::stage_in, -1, slot.items.front()->index, slot.items.size(), t0, t0 + slot.stage_in_ms, bytes});
@@ -534,6 +536,7 @@ struct Engine::Impl {
     NvtxRange range("streampipe stage out");
     const double t0 = clock_ms();
     std::size_t bytes = 0;
+    std::vector<CopyRange> copies;
     for (auto& it : slot.items) {
       if (it->failed || !it->stage_out) continue;
       const std::span<const std::byte> out(slot.out_stage.data() + it->out_offset, it->out_bytes);
@@ -545,9 +548,10 @@ struct Engine::Impl {
           mark_failed(*it, std::current_exception(), "host stage 'consume' failed");
         }
       } else {
-        host_copy(it->item.out.data(), out.data(), out.size());
+        copies.push_back({it->item.out.data(), out.data(), out.size()});
       }
     }
+    host_copy(copies);
     slot.stage_out_ms = clock_ms() - t0;
     if (options.record_timeline)
       timeline.add({Stage::stage_out, -1, slot.items.front()->index, slot.items.size(), t0, t0 + slot.stage_out_ms, bytes});

@@ -7,6 +7,8 @@
 #include <chrono>
 #include <cstdint>
 #include <cstring>
+#include <deque>
+#include <mutex>
 #include <memory>
 #include <thread>
 #include <vector>
@@ -47,39 +49,84 @@ void streaming_copy(void* dst_v, const void* src_v, std::size_t n) noexcept {
   std::memcpy(dst, src, n);
 }
 
-void split_work(std::size_t bytes, std::size_t piece_bytes, int helpers,
-                const std::function<void(std::function<void()>)>& spawn,
-                const std::function<void(std::size_t, std::size_t)>& body) {
-  piece_bytes = std::max<std::size_t>(piece_bytes, 1);
-  const std::size_t pieces = (bytes + piece_bytes - 1) / piece_bytes;
-  if (pieces <= 1 || helpers <= 0) {
-    if (bytes > 0) body(0, bytes);
+std::size_t copy_piece_bytes(std::size_t total, int threads) noexcept {
+  constexpr std::size_t kPage = 4096, kMin = std::size_t{128} << 10, kMax = std::size_t{2} << 20;
+  const auto participants = static_cast<std::size_t>(std::max(threads, 1));
+  const std::size_t piece = std::clamp(total / (2 * participants), kMin, kMax);
+  return (piece + kPage - 1) / kPage * kPage;
+}
+
+struct CopyQueue::State {
+  struct Job {
+    std::vector<CopyRange> pieces;
+    std::size_t next = 0;             // guarded by State::mutex
+    std::atomic<std::size_t> done{0};
+  };
+  std::mutex mutex;
+  std::deque<std::shared_ptr<Job>> jobs;  // in call order; a job leaves once fully claimed
+
+  // The next piece of the oldest job with pieces left; false when there is none.
+  bool claim(std::shared_ptr<Job>& job, std::size_t& piece) {
+    std::lock_guard lock(mutex);
+    while (!jobs.empty() && jobs.front()->next == jobs.front()->pieces.size()) jobs.pop_front();
+    if (jobs.empty()) return false;
+    job = jobs.front();
+    piece = job->next++;
+    return true;
+  }
+
+  static void run(Job& job, std::size_t piece) {
+    const CopyRange& r = job.pieces[piece];
+    streaming_copy(r.dst, r.src, r.bytes);
+    job.done.fetch_add(1, std::memory_order_release);
+  }
+
+  void help() {
+    std::shared_ptr<Job> job;
+    std::size_t piece = 0;
+    while (claim(job, piece)) run(*job, piece);
+  }
+};
+
+CopyQueue::CopyQueue(int helpers, Spawn spawn)
+    : helpers_(std::max(helpers, 0)), spawn_(std::move(spawn)), state_(std::make_shared<State>()) {}
+
+CopyQueue::~CopyQueue() = default;
+
+void CopyQueue::copy(std::span<const CopyRange> ranges) {
+  std::size_t total = 0;
+  for (const auto& r : ranges) total += r.bytes;
+  if (total < kParallelCopyMin || helpers_ == 0) {
+    for (const auto& r : ranges) streaming_copy(r.dst, r.src, r.bytes);
     return;
   }
-  struct State {
-    std::atomic<std::size_t> next{0};
-    std::atomic<std::size_t> done{0};
-    std::size_t pieces = 0, piece = 0, bytes = 0;
-    std::function<void(std::size_t, std::size_t)> body;
-  };
-  // Shared: a helper may start after the caller has finished every piece and returned.
-  auto st = std::make_shared<State>();
-  st->pieces = pieces;
-  st->piece = piece_bytes;
-  st->bytes = bytes;
-  st->body = body;
-  const auto work = [](State& s) {
-    for (std::size_t p; (p = s.next.fetch_add(1)) < s.pieces;) {
-      const std::size_t first = p * s.piece;
-      s.body(first, std::min(s.bytes, first + s.piece));
-      s.done.fetch_add(1, std::memory_order_release);
+  const std::size_t piece = copy_piece_bytes(total, helpers_ + 1);
+  auto job = std::make_shared<State::Job>();
+  job->pieces.reserve(total / piece + ranges.size());
+  for (const auto& r : ranges)
+    for (std::size_t off = 0; off < r.bytes; off += piece)
+      job->pieces.push_back({static_cast<std::byte*>(r.dst) + off, static_cast<const std::byte*>(r.src) + off,
+                             std::min(piece, r.bytes - off)});
+  const std::size_t pieces = job->pieces.size();
+  {
+    std::lock_guard lock(state_->mutex);
+    state_->jobs.push_back(job);
+  }
+  const auto n_helpers = std::min<std::size_t>(static_cast<std::size_t>(helpers_), pieces - 1);
+  for (std::size_t h = 0; h < n_helpers; ++h) spawn_([state = state_] { state->help(); });
+  // Older calls' pieces first: this call's own pieces are claimed in turn.
+  for (;;) {
+    {
+      std::lock_guard lock(state_->mutex);
+      if (job->next == pieces) break;
     }
-  };
-  const int n_helpers = static_cast<int>(std::min<std::size_t>(static_cast<std::size_t>(helpers), pieces - 1));
-  for (int h = 0; h < n_helpers; ++h) spawn([st, work] { work(*st); });
-  work(*st);
-  // Only pieces already running on helpers remain: wait for them briefly.
-  while (st->done.load(std::memory_order_acquire) < pieces) std::this_thread::yield();
+    std::shared_ptr<State::Job> j;
+    std::size_t p = 0;
+    if (!state_->claim(j, p)) break;
+    State::run(*j, p);
+  }
+  // Only pieces already being copied by other threads remain.
+  while (job->done.load(std::memory_order_acquire) < pieces) std::this_thread::yield();
 }
 
 std::vector<HostCopyFigure> measure_host_copy(std::size_t bytes, int threads, int runs) {

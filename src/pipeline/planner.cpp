@@ -113,20 +113,27 @@ Plan plan_items(const Operation& op, std::span<const std::byte> sample, std::siz
   const double batch_ms = count >= kProbeBatch ? probe_ms(op, plan.options.device, sample, out_bytes, kProbeBatch) : 0;
   const bool occupancy_light = count >= kProbeBatch && batch_ms < 0.5 * kProbeBatch * plan.kernel_ms_one;
   if (occupancy_light && plan.kernel_ms_one > item_transfer) {
-    // A batch costs about one item's kernel time however many items it holds: make batches
-    // just large enough that `lanes - 2` of them in flight cover one kernel's duration.
-    const int lanes = 12;
-    const double per_batch = plan.kernel_ms_one / (lanes - 2);
-    const auto b = static_cast<int>(std::clamp(std::ceil(per_batch / item_transfer), 1.0, 64.0));
+    // A batch costs about one kernel's time however many items it holds, and a lane runs its
+    // batches one after another (copy in, kernel, copy out on one stream). The link stays
+    // busy only when about kernel / item_link items compute at once, where item_link is an
+    // item's share of the link with both directions running; 1.5x that covers the time each
+    // lane spends in its own copies. Sixteen lanes; batches as large as that needs.
+    const double both = link.peak_gbps("bidirectional");
+    const double item_link = std::max(
+        item_transfer, both > 0 ? static_cast<double>(sample.size() + out_bytes) / (both * 1e6) : 0.0);
+    const double kernel_batch = std::max(plan.kernel_ms_one, batch_ms);
+    const int lanes = 16;
+    const double in_compute = 1.5 * kernel_batch / item_link;
+    const auto b = static_cast<int>(std::clamp(std::ceil(in_compute / lanes), 1.0, 64.0));
     plan.options.lanes = lanes;
     plan.options.batch_items = b;
     plan.options.batch_bytes = static_cast<std::size_t>(b) * ((sample.size() + 255) / 256 * 256);
     plan.kernel_ms = batch_ms;
     plan.transfer_ms = b * item_transfer;
     plan.reason = fmt::format(
-        "small kernel: one item {:.3f} ms, {} items in one launch {:.3f} ms, transfer {:.3f} ms per item -> batches of {} "
-        "on {} lanes",
-        plan.kernel_ms_one, kProbeBatch, batch_ms, item_transfer, b, lanes);
+        "small kernel: one item {:.3f} ms, {} items in one launch {:.3f} ms, {:.3f} ms of link per item -> "
+        "{:.0f} items computing at once: batches of {} on {} lanes",
+        plan.kernel_ms_one, kProbeBatch, batch_ms, item_link, in_compute, b, lanes);
   } else {
     plan.options.batch_items = 1;
     plan.kernel_ms = plan.kernel_ms_one;

@@ -7,6 +7,8 @@
 
 #include <cstddef>
 #include <functional>
+#include <memory>
+#include <span>
 #include <vector>
 
 namespace streampipe::pipeline {
@@ -14,12 +16,44 @@ namespace streampipe::pipeline {
 // memcpy semantics; streaming stores for large copies where the CPU has them.
 void streaming_copy(void* dst, const void* src, std::size_t bytes) noexcept;
 
-// Runs body(first, last) over [0, bytes) in pieces of about piece_bytes, on `helpers` extra
-// threads obtained through `spawn` (each called with a task to run) plus the calling thread,
-// which claims pieces too, so it never waits on a piece nobody has started.
-void split_work(std::size_t bytes, std::size_t piece_bytes, int helpers,
-                const std::function<void(std::function<void()>)>& spawn,
-                const std::function<void(std::size_t, std::size_t)>& body);
+struct CopyRange {
+  void* dst = nullptr;
+  const void* src = nullptr;
+  std::size_t bytes = 0;
+};
+
+// Copies ranges for many callers at once, oldest call first. Each call's ranges are cut
+// into pieces small enough that every thread gets about two, and every thread that takes
+// part (callers and spawned helpers alike) copies the next piece of the OLDEST unfinished
+// call: one slot's staging then runs on all the threads and finishes before the next
+// slot's, instead of eight slots crawling side by side and all finishing late (the lane
+// waiting for its slot sees the sum of them). A call returns once its own pieces are copied.
+// Below kParallelCopyMin bytes, or with no helpers, the caller copies alone: waking helpers
+// would cost more than it saves.
+inline constexpr std::size_t kParallelCopyMin = std::size_t{512} << 10;
+
+class CopyQueue {
+ public:
+  using Spawn = std::function<void(std::function<void()>)>;
+  // `helpers`: at most this many extra threads per call, obtained through `spawn`.
+  CopyQueue(int helpers, Spawn spawn);
+  ~CopyQueue();
+  CopyQueue(const CopyQueue&) = delete;
+  CopyQueue& operator=(const CopyQueue&) = delete;
+
+  void copy(std::span<const CopyRange> ranges);
+
+  struct State;
+
+ private:
+  int helpers_;
+  Spawn spawn_;
+  std::shared_ptr<State> state_;  // shared: a helper may run after its call returned
+};
+
+// The piece size CopyQueue uses for `total` bytes over `threads` threads: about
+// total / (2 * threads), within [128 KiB, 2 MiB], a multiple of 4 KiB.
+[[nodiscard]] std::size_t copy_piece_bytes(std::size_t total, int threads) noexcept;
 
 struct HostCopyFigure {
   int threads = 1;
