@@ -103,6 +103,12 @@ EngineOptions engine_options(bool gpu, int device, int lanes, int depth = 2) {
   return o;
 }
 
+// --depth and --host-threads apply on top of whatever the planner or --lanes chose.
+void apply_engine_overrides(const StreamExperimentConfig& c, EngineOptions& o) {
+  if (c.depth > 0) o.depth = c.depth;
+  if (c.host_threads > 0) o.host_threads = c.host_threads;
+}
+
 void add_engine_details(Row& row, Engine& engine) {
   const auto rep = engine.timeline().report();
   row.detail = fmt::format("{}; bottleneck {} busy {:.0f}%", engine.describe(), pipeline::stage_name(rep.bottleneck),
@@ -210,6 +216,7 @@ Experiment gray_experiment(const StreamExperimentConfig& c, bool gpu, const Link
       o = plan.options;
       reason = "planner: " + plan.reason;
     }
+    apply_engine_overrides(c, o);
     Engine engine(op, o);
     if (gpu) {
       ex.rows.push_back(engine_row(c, engine, "engine, pinned input", c.runs, n, [&](std::size_t i) {
@@ -317,6 +324,7 @@ Experiment arrays_experiment(const StreamExperimentConfig& c, bool gpu, const Li
     o.batch_items = c.batch > 0 ? c.batch : 10;
     o.batch_bytes = static_cast<std::size_t>(o.batch_items) * kBytes;
   }
+  apply_engine_overrides(c, o);
   Engine engine(op, o);
   if (gpu) {
     ex.rows.push_back(engine_row(c, engine, "engine, pinned input", c.runs, n, [&](std::size_t i) {

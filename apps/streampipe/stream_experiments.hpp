@@ -24,6 +24,8 @@ struct StreamExperimentConfig {
   int overhead_items = 20000;
   int lanes = 0;         // 0: each experiment's own choice
   int batch = 0;         // arrays per launch for the engine in `arrays` (0: chosen)
+  int depth = 0;         // staging slots per lane for the engine rows (0: chosen)
+  int host_threads = 0;  // engine staging workers (0: one per core)
   std::string trace_dir; // where to write Chrome traces and SVG Gantt charts of engine runs
 };
 
