@@ -381,6 +381,8 @@ int run_serve_bench(const ServeOptions& so, const BenchOptions& bo) {
                                             std::max(5, bo.runs), peak.median_tflops, peak.min_tflops,
                                             peak.max_tflops, peak.size)));
     out["mlp_rate_by_batch"] = curve;
+    fmt::print("\n{}", serve::gemm_choice_table(*model, peak.median_tflops));
+    out["gemm_choices"] = serve::gemm_choices_json(*model, peak.median_tflops);
     const double pct = peak.median_tflops > 0 ? 100.0 * at_max.tflops.median / peak.median_tflops : 0;
     targets["gemm_efficiency_at_max_batch"] = {{"value_pct", pct},
                                                {"target_pct", 60.0},

@@ -6,6 +6,9 @@
 #include "streampipe/cuda/error.hpp"
 #include "streampipe/cuda/event.hpp"
 #include "streampipe/cuda/pinned_buffer.hpp"
+#include "streampipe/report/table.hpp"
+
+#include <fmt/format.h>
 
 #include <algorithm>
 #include <limits>
@@ -19,7 +22,7 @@ MlpRate measure_mlp_rate(const Device& device, batching::MlpModel& model, const 
   const std::size_t in = model.input_size(), out = model.output_size();
   Stream stream(device);
   auto lane = model.make_lane(stream.ref(), rows);
-  lane->prepare(rows);
+  lane->prepare(rows);  // the model's algorithm search, unless another lane already ran it
   DeviceBuffer<float> d_in(device, rows * in), d_out(device, rows * out);
   PinnedBuffer<float> h_in(rows * in), h_out(rows * out);
   for (std::size_t i = 0; i < h_in.size(); ++i) h_in[i] = pool.rows[(i / in) % pool.rows.size()][i % in];
@@ -51,6 +54,86 @@ MlpRate measure_mlp_rate(const Device& device, batching::MlpModel& model, const 
     rate.worst_error = std::max(rate.worst_error, e);
   }
   return rate;
+}
+
+namespace {
+
+// Consecutive layers with the same problem share one search result.
+struct LayerGroup {
+  std::size_t first = 0, last = 0;
+  const batching::GemmChoice* choice = nullptr;
+};
+
+std::vector<LayerGroup> group_layers(const std::vector<batching::GemmChoice>& gemms) {
+  std::vector<LayerGroup> groups;
+  for (std::size_t i = 0; i < gemms.size(); ++i) {
+    const auto& c = gemms[i];
+    if (!groups.empty()) {
+      const auto& prev = *groups.back().choice;
+      if (prev.in == c.in && prev.out == c.out && prev.relu == c.relu) {
+        groups.back().last = i;
+        continue;
+      }
+    }
+    groups.push_back({i, i, &c});
+  }
+  return groups;
+}
+
+double pct(double tflops, double peak) { return peak > 0 ? 100.0 * tflops / peak : 0.0; }
+
+}  // namespace
+
+std::string gemm_choice_table(const batching::MlpModel& model, double peak_tflops) {
+  report::Table t({"batch", "layers", "in -> out", "epilogue", "algo", "tile", "stages", "split-K", "us/GEMM",
+                   "TFLOP/s", "% of peak", "heuristic #0 us", "gain", "timed"});
+  for (const std::size_t rows : model.gemm_rows()) {
+    const auto choices = model.gemm_choices(rows);
+    for (const auto& g : group_layers(choices)) {
+      const auto& c = *g.choice;
+      t.add_row({std::to_string(rows), g.first == g.last ? std::to_string(g.first) : fmt::format("{}-{}", g.first, g.last),
+                 fmt::format("{} -> {}", c.in, c.out), c.relu ? "bias+ReLU" : "bias", std::to_string(c.algo_id), c.tile,
+                 c.stages, c.split_k > 1 ? fmt::format("{} ({})", c.split_k, c.reduction) : "1",
+                 fmt::format("{:.1f}", c.us), fmt::format("{:.1f}", c.tflops),
+                 fmt::format("{:.0f}%", pct(c.tflops, peak_tflops)), fmt::format("{:.1f}", c.heuristic_us),
+                 fmt::format("{:.2f}x", c.us > 0 ? c.heuristic_us / c.us : 0.0), fmt::format("{}/{}", c.timed, c.planned)});
+    }
+  }
+  return t.str(fmt::format("GEMM configurations chosen by the algorithm search (events, median of 3 rounds of 10, "
+                           "pseudo-random bf16) against the bf16 peak {:.1f} TFLOP/s; 'gain' is over the heuristic's "
+                           "first answer, 'timed' counts candidates accepted / planned",
+                           peak_tflops));
+}
+
+nlohmann::json gemm_choices_json(const batching::MlpModel& model, double peak_tflops) {
+  nlohmann::json layers = nlohmann::json::array();
+  for (const std::size_t rows : model.gemm_rows()) {
+    const auto choices = model.gemm_choices(rows);
+    for (const auto& g : group_layers(choices)) {
+      const auto& c = *g.choice;
+    layers.push_back({{"layers", {g.first, g.last}},
+                      {"in", c.in},
+                      {"out", c.out},
+                      {"rows", c.rows},
+                      {"epilogue", c.relu ? "relu_bias" : "bias"},
+                      {"algo_id", c.algo_id},
+                      {"tile", c.tile},
+                      {"stages", c.stages},
+                      {"split_k", c.split_k},
+                      {"reduction", c.reduction},
+                      {"workspace_bytes", c.workspace_bytes},
+                      {"heuristic_rank", c.heuristic_rank},
+                      {"us", c.us},
+                      {"tflops", c.tflops},
+                      {"pct_of_peak", pct(c.tflops, peak_tflops)},
+                      {"heuristic_first_us", c.heuristic_us},
+                      {"candidates_planned", c.planned},
+                      {"candidates_timed", c.timed},
+                      {"candidates_disagreed", c.disagreed},
+                      {"search_ms", c.search_ms}});
+    }
+  }
+  return layers;
 }
 
 }  // namespace streampipe::cli::serve

@@ -1,13 +1,18 @@
 #pragma once
 // serve-bench's compute-only figure: the MLP's forward pass at a fixed batch size, timed
 // with events (median of runs, after warm-up), as TFLOP/s to hold against the bf16 GEMM
-// peak. The outputs of the timed runs are checked against the CPU reference.
+// peak. The outputs of the timed runs are checked against the CPU reference. Also the
+// configurations the model's algorithm search chose for its GEMMs.
 
 #if defined(STREAMPIPE_HAVE_CUBLAS)
 #include "serve_bench_load.hpp"
 
 #include "streampipe/batching/mlp_model.hpp"
 #include "streampipe/report/statistics.hpp"
+
+#include <nlohmann/json.hpp>
+
+#include <string>
 
 namespace streampipe::cli::serve {
 
@@ -20,6 +25,13 @@ struct MlpRate {
 
 [[nodiscard]] MlpRate measure_mlp_rate(const Device& device, batching::MlpModel& model, const InputPool& pool,
                                        std::size_t rows, int runs);
+
+// The GEMM configurations the model's search chose, for every batch size a lane prepared
+// (the batcher's buckets and the rates measured above), layers of one shape and epilogue on
+// one row: time per GEMM, TFLOP/s and % of `peak_tflops`, and the heuristic's first answer
+// timed the same way.
+[[nodiscard]] std::string gemm_choice_table(const batching::MlpModel& model, double peak_tflops);
+[[nodiscard]] nlohmann::json gemm_choices_json(const batching::MlpModel& model, double peak_tflops);
 
 }  // namespace streampipe::cli::serve
 #endif

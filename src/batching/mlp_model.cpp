@@ -1,10 +1,10 @@
 #include "streampipe/batching/mlp_model.hpp"
 
 #include "cublaslt_handles.hpp"
+#include "gemm_algorithm_search.hpp"
 #include "mlp_convert.cuh"
 #include "streampipe/cuda/device_buffer.hpp"
 #include "streampipe/cuda/error.hpp"
-#include "streampipe/cuda/event.hpp"
 
 #include <algorithm>
 #include <map>
@@ -16,6 +16,8 @@ struct MlpModel::State {
   int device = 0;
   std::vector<std::size_t> sizes;  // input, hidden..., output
   std::vector<DeviceBuffer<std::uint16_t>> weights, biases;
+  // Lanes see the state as const; the search results are the one thing they add to it.
+  mutable detail::GemmSearchCache searches;
 };
 
 namespace {
@@ -56,66 +58,43 @@ class MlpLane final : public ModelLane {
     }
   }
 
+  // Each layer's algorithm comes from the model-wide search cache: the first lane to need a
+  // (shape, rows, epilogue) times the candidates (gemm_algorithm_search.hpp), every other
+  // layer and lane of that shape reuses the result. The search runs on its own stream and
+  // never on this lane's, so prepare() may be called while the lane's stream is captured.
   void prepare(std::size_t rows) override {
     if (rows == 0 || rows > max_rows_)
       throw std::invalid_argument(fmt::format("MLP lane: {} rows outside [1, {}]", rows, max_rows_));
     if (plans_.contains(rows)) return;
+    const Device device(state_->device);
+    const CurrentDeviceGuard guard(device);
+    // Also covers cuBLASLt's host-side queries (heuristic, AlgoCheck) inside a capture.
+    const detail::RelaxedCaptureMode relaxed;
     std::vector<LayerPlan> plans;
-    for (std::size_t i = 0; i + 1 < state_->sizes.size(); ++i) {
-      const auto in = static_cast<std::uint64_t>(state_->sizes[i]), out = static_cast<std::uint64_t>(state_->sizes[i + 1]);
+    const std::size_t layers = state_->sizes.size() - 1;
+    for (std::size_t i = 0; i < layers; ++i) {
+      const std::size_t in = state_->sizes[i], out = state_->sizes[i + 1];
       LayerPlan p{detail::make_layout(in, rows, static_cast<std::int64_t>(in)),
                   detail::make_layout(out, rows, static_cast<std::int64_t>(out)), {}};
-      constexpr int kCandidates = 8;
-      cublasLtMatmulHeuristicResult_t results[kCandidates]{};
-      int found = 0;
-      SP_CUBLAS_CHECK(cublasLtMatmulAlgoGetHeuristic(handle_.get(), descs_[i].get(), a_layouts_[i].get(), p.b.get(),
-                                                     p.d.get(), p.d.get(), preference_.get(), kCandidates, results, &found));
-      if (found == 0)
+      const bool relu = i + 1 < layers;
+      const detail::GemmProblem problem{descs_[i].get(), a_layouts_[i].get(), p.b.get(), p.d.get(),
+                                        state_->weights[i].data(), in, out, rows, relu};
+      const auto found = state_->searches.find_or_search({in, out, rows, relu}, [&] {
+        return detail::search_gemm(device, handle_.get(), problem, workspace_.bytes());
+      });
+      // A shared result was checked against another layer's descriptors (its bias pointer):
+      // check it against this one's too (a host call, safe inside a capture).
+      if (detail::algo_accepted(handle_.get(), problem, found.algo, workspace_.bytes())) {
+        p.algo = found.algo;
+      } else if (const auto first = detail::heuristic_first(handle_.get(), problem, workspace_.bytes())) {
+        p.algo = *first;
+      } else {
         throw std::runtime_error(fmt::format("cuBLASLt has no bf16 algorithm for layer {} ({} -> {}) at {} rows", i,
                                              in, out, rows));
-      p.algo = fastest(i, p, results, found);
+      }
       plans.push_back(std::move(p));
     }
     plans_.emplace(rows, std::move(plans));
-  }
-
-  // The heuristic's first answer is often not the fastest for small row counts (a few
-  // output tiles leave most SMs idle unless the algorithm splits K): time each candidate on
-  // this lane's buffers and keep the fastest. Runs in prepare(), i.e. during warm-up; when
-  // the stream is being captured into a graph it cannot synchronize, so the first is kept.
-  cublasLtMatmulAlgo_t fastest(std::size_t layer, const LayerPlan& p, const cublasLtMatmulHeuristicResult_t* results,
-                               int found) {
-    cudaStreamCaptureStatus capturing = cudaStreamCaptureStatusNone;
-    SP_CUDA_CHECK(cudaStreamIsCapturing(stream_.handle(), &capturing));
-    if (found == 1 || capturing != cudaStreamCaptureStatusNone) return results[0].algo;
-    const Device device(state_->device);
-    Event start(device), stop(device);
-    // Not zeros: tensor cores run measurably faster on zero operands.
-    for (auto& a : activations_)
-      SP_CUDA_CHECK(cudaMemsetAsync(a.data(), 0x3c, a.bytes(), stream_.handle()));
-    const float alpha = 1.0f, beta = 0.0f;
-    double best_ms = 0;
-    int best = -1;
-    for (int k = 0; k < found; ++k) {
-      if (results[k].state != CUBLAS_STATUS_SUCCESS) continue;
-      const auto run = [&] {
-        SP_CUBLAS_CHECK(cublasLtMatmul(handle_.get(), descs_[layer].get(), &alpha, state_->weights[layer].data(),
-                                       a_layouts_[layer].get(), activations_[0].data(), p.b.get(), &beta,
-                                       activations_[1].data(), p.d.get(), activations_[1].data(), p.d.get(),
-                                       &results[k].algo, workspace_.data(), workspace_.bytes(), stream_.handle()));
-      };
-      run();  // warm-up
-      start.record(stream_);
-      for (int r = 0; r < 5; ++r) run();
-      stop.record(stream_);
-      stop.synchronize();
-      const double ms = elapsed(start, stop).count();
-      if (best < 0 || ms < best_ms) {
-        best_ms = ms;
-        best = k;
-      }
-    }
-    return results[best < 0 ? 0 : best].algo;
   }
 
   void enqueue(const float* d_in, float* d_out, std::size_t rows) override {
@@ -175,6 +154,26 @@ MlpModel::~MlpModel() = default;
 
 std::size_t MlpModel::input_size() const { return state_->sizes.front(); }
 std::size_t MlpModel::output_size() const { return state_->sizes.back(); }
+
+std::vector<GemmChoice> MlpModel::gemm_choices(std::size_t rows) const {
+  std::vector<GemmChoice> choices;
+  const std::size_t layers = state_->sizes.size() - 1;
+  for (std::size_t i = 0; i < layers; ++i) {
+    const auto found = state_->searches.find({state_->sizes[i], state_->sizes[i + 1], rows, i + 1 < layers});
+    if (!found) return {};
+    choices.push_back(found->choice);
+  }
+  return choices;
+}
+
+std::vector<std::size_t> MlpModel::gemm_rows() const {
+  std::vector<std::size_t> rows;
+  for (const std::size_t r : state_->searches.rows())
+    if (!gemm_choices(r).empty()) rows.push_back(r);
+  return rows;
+}
+
+std::size_t MlpModel::gemm_searches() const { return state_->searches.searches(); }
 
 std::unique_ptr<ModelLane> MlpModel::make_lane(StreamRef stream, std::size_t max_rows) {
   if (stream.device_index() != state_->device)

@@ -4,14 +4,18 @@
 // Requests are float rows; the lane converts them to bf16 on the device and the output
 // back to float. Each lane has its own cuBLASLt handle, workspace and activations, and an
 // algorithm chosen per batch size in prepare(), so enqueue() is capturable into a graph.
+// The algorithm of each (layer shape, batch size) is found once per model by timing
+// cuBLASLt's candidates, split-K variants included (docs/batching.md, "GEMM algorithms").
 // Available when the build found cuBLASLt (STREAMPIPE_HAVE_CUBLAS).
 
+#include "streampipe/batching/gemm_choice.hpp"
 #include "streampipe/batching/gpu_executor.hpp"
 #include "streampipe/batching/mlp_reference.hpp"
 #include "streampipe/cuda/device.hpp"
 
 #include <cstdint>
 #include <memory>
+#include <vector>
 
 namespace streampipe::batching {
 
@@ -28,6 +32,13 @@ class MlpModel final : public DeviceModel {
   [[nodiscard]] std::size_t output_size() const override;
   [[nodiscard]] std::unique_ptr<ModelLane> make_lane(StreamRef stream, std::size_t max_rows) override;
   [[nodiscard]] double flops_per_row() const noexcept { return flops_per_row_; }
+  // The GEMM configuration each layer uses for batches of `rows` rows, once a lane has
+  // prepared `rows` (empty before).
+  [[nodiscard]] std::vector<GemmChoice> gemm_choices(std::size_t rows) const;
+  // The batch sizes gemm_choices() answers for, ascending.
+  [[nodiscard]] std::vector<std::size_t> gemm_rows() const;
+  // Algorithm searches run so far (one per distinct layer shape, epilogue and batch size).
+  [[nodiscard]] std::size_t gemm_searches() const;
 
   struct State;
 

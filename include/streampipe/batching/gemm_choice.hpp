@@ -1,0 +1,42 @@
+#pragma once
+// The outcome of the MLP's per-shape GEMM algorithm search (see docs/batching.md): for
+// one layer shape at one batch size, the cuBLASLt configuration that was fastest among
+// the candidates timed, its time, and what the heuristic's first answer took. Host data
+// only; MlpModel::gemm_choices() returns one per layer.
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+
+namespace streampipe::batching {
+
+struct GemmChoice {
+  // The problem: D (out x rows) = W (out x in) · X^T, bias (+ ReLU) in the epilogue.
+  std::size_t in = 0, out = 0, rows = 0;
+  bool relu = false;
+
+  // The configuration (cuBLASLt's algorithm id and the names of its tile and stages).
+  int algo_id = 0;
+  std::string tile, stages;
+  int split_k = 1;
+  std::string reduction;  // how split-K partial sums are reduced: "none" or "fp32"
+  std::size_t workspace_bytes = 0;
+  int heuristic_rank = -1;  // its place in the heuristic's answers; -1: a variant the search built
+
+  // Events, median of rounds after warm-up, on pseudo-random bf16 data.
+  double us = 0;            // one GEMM
+  double tflops = 0;        // 2·in·out·rows / time
+  double heuristic_us = 0;  // the heuristic's first answer, timed the same way
+  int planned = 0;          // candidates planned
+  int timed = 0;            // of those, accepted by cublasLtMatmulAlgoCheck and timed
+  double search_ms = 0;     // host wall time of the whole search
+  // Faster candidates dropped because their output disagreed with the heuristic's first
+  // answer's beyond bf16 accuracy (expected 0; the chosen one always agrees).
+  int disagreed = 0;
+
+  [[nodiscard]] double flops() const noexcept {
+    return 2.0 * static_cast<double>(in) * static_cast<double>(out) * static_cast<double>(rows);
+  }
+};
+
+}  // namespace streampipe::batching

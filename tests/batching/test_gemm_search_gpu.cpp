@@ -1,0 +1,325 @@
+// The MLP's GEMM algorithm search on the GPU: every candidate it would time (split-K
+// variants and smaller tiles included) computes the layer's CPU reference; the searched
+// MLP of 4096-wide layers matches the reference at 1, 3, 17 and 256 rows; layers of one
+// shape share one search; prepare() works while the lane's stream is being captured.
+// Outputs are poisoned (NaN) before every run; inputs are random.
+
+#include "gemm_algorithm_search.hpp"
+
+#include "streampipe/batching/mlp_model.hpp"
+#include "streampipe/batching/mlp_reference.hpp"
+#include "streampipe/cuda/device_buffer.hpp"
+#include "streampipe/cuda/error.hpp"
+#include "streampipe/cuda/graph.hpp"
+#include "streampipe/cuda/stream.hpp"
+#include "support/gpu.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <iostream>
+#include <limits>
+#include <random>
+#include <vector>
+
+namespace streampipe::batching {
+namespace {
+
+std::vector<float> random_rows(std::size_t n, std::uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> d(-1.0f, 1.0f);
+  std::vector<float> v(n);
+  for (auto& x : v) x = d(rng);
+  return v;
+}
+
+// One layer on the host, rounding where the GPU stores bf16: y = [relu](x W^T + b).
+std::vector<float> layer_reference(const MlpLayer& l, const std::vector<std::uint16_t>& x, std::size_t row, bool relu) {
+  std::vector<float> y(l.out);
+  for (std::size_t o = 0; o < l.out; ++o) {
+    float acc = 0;
+    for (std::size_t k = 0; k < l.in; ++k) acc += from_bf16(l.weights[o * l.in + k]) * from_bf16(x[row * l.in + k]);
+    acc += from_bf16(l.bias[o]);
+    y[o] = round_bf16(relu ? std::max(acc, 0.0f) : acc);
+  }
+  return y;
+}
+
+// One 4096 -> 4096 layer set up the way the MLP lane sets it up.
+struct LayerSetup {
+  static constexpr std::size_t kSize = 4096;
+  static constexpr std::int64_t kLd = 4096;
+  explicit LayerSetup(std::size_t rows_, bool relu_)
+      : rows(rows_),
+        relu(relu_),
+        weights(make_mlp_weights({kSize, kSize}, 29)),
+        device(0),
+        stream(device),
+        w(device, kSize * kSize),
+        bias(device, kSize),
+        x(device, rows * kSize),
+        y(device, rows * kSize),
+        workspace(device, detail::kWorkspaceBytes),
+        handle(detail::make_handle()),
+        desc(detail::make_tn_desc()),
+        a(detail::make_layout(kSize, kSize, kLd)),
+        b(detail::make_layout(kSize, rows, kLd)),
+        d(detail::make_layout(kSize, rows, kLd)) {
+    const auto& l = weights.layers[0];
+    SP_CUDA_CHECK(cudaMemcpy(w.data(), l.weights.data(), w.bytes(), cudaMemcpyHostToDevice));
+    SP_CUDA_CHECK(cudaMemcpy(bias.data(), l.bias.data(), bias.bytes(), cudaMemcpyHostToDevice));
+    const auto in = random_rows(rows * kSize, 5);
+    x_host.resize(in.size());
+    for (std::size_t i = 0; i < in.size(); ++i) x_host[i] = to_bf16(in[i]);
+    SP_CUDA_CHECK(cudaMemcpy(x.data(), x_host.data(), x.bytes(), cudaMemcpyHostToDevice));
+    const cublasLtEpilogue_t epilogue = relu ? CUBLASLT_EPILOGUE_RELU_BIAS : CUBLASLT_EPILOGUE_BIAS;
+    SP_CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(desc.get(), CUBLASLT_MATMUL_DESC_EPILOGUE, &epilogue,
+                                                   sizeof(epilogue)));
+    const void* bias_ptr = bias.data();
+    SP_CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(desc.get(), CUBLASLT_MATMUL_DESC_BIAS_POINTER, &bias_ptr,
+                                                   sizeof(bias_ptr)));
+    for (std::size_t r = 0; r < rows; ++r) want.push_back(layer_reference(l, x_host, r, relu));
+  }
+
+  [[nodiscard]] detail::GemmProblem problem() const {
+    return {desc.get(), a.get(), b.get(), d.get(), w.data(), kSize, kSize, rows, relu};
+  }
+
+  // Runs `algo` on poisoned output; false when cuBLASLt refuses to launch it.
+  bool run(const cublasLtMatmulAlgo_t& algo, std::vector<std::uint16_t>& out) {
+    SP_CUDA_CHECK(cudaMemsetAsync(y.data(), 0xff, y.bytes(), stream.handle()));
+    const float alpha = 1.0f, beta = 0.0f;
+    const cublasStatus_t st =
+        cublasLtMatmul(handle.get(), desc.get(), &alpha, w.data(), a.get(), x.data(), b.get(), &beta, y.data(), d.get(),
+                       y.data(), d.get(), &algo, workspace.data(), workspace.bytes(), stream.handle());
+    if (st != CUBLAS_STATUS_SUCCESS) {
+      (void)cudaGetLastError();
+      return false;
+    }
+    out.assign(y.size(), 0);
+    SP_CUDA_CHECK(cudaMemcpyAsync(out.data(), y.data(), y.bytes(), cudaMemcpyDeviceToHost, stream.handle()));
+    stream.synchronize();
+    return true;
+  }
+
+  // Largest error / allowance over the rows (<= 1 passes).
+  [[nodiscard]] double worst(const std::vector<std::uint16_t>& out) const {
+    double worst_all = 0;
+    for (std::size_t r = 0; r < rows; ++r) {
+      std::vector<float> got(kSize);
+      for (std::size_t o = 0; o < kSize; ++o) got[o] = from_bf16(out[r * kSize + o]);
+      double e = 0;
+      if (!mlp_output_matches(got, want[r], 0.03, &e)) e = std::max(e, 1.0 + 1e-9);
+      worst_all = std::max(worst_all, e);
+    }
+    return worst_all;
+  }
+
+  std::size_t rows;
+  bool relu;
+  MlpWeights weights;
+  Device device;
+  Stream stream;
+  DeviceBuffer<std::uint16_t> w, bias, x, y;
+  DeviceBuffer<std::byte> workspace;
+  detail::LtHandle handle;
+  detail::MatmulDesc desc;
+  detail::MatrixLayout a, b, d;
+  std::vector<std::uint16_t> x_host;
+  std::vector<std::vector<float>> want;
+};
+
+TEST(GemmSearchGpu, EveryCandidateMatchesTheLayerReference) {
+  SP_REQUIRE_GPU();
+  for (const auto& [rows, relu] : {std::pair<std::size_t, bool>{1, true}, {5, false}}) {
+    LayerSetup s(rows, relu);
+    std::size_t planned = 0;
+    const auto built = detail::build_candidates(s.handle.get(), s.problem(), s.workspace.bytes(), {}, &planned);
+    ASSERT_FALSE(built.empty()) << rows << " rows";
+    EXPECT_LE(built.size(), planned);
+    EXPECT_LE(planned, detail::CandidateLimits{}.max_candidates);
+    int ran = 0, split = 0;
+    std::vector<std::uint16_t> out;
+    for (const auto& c : built) {
+      const auto cfg = detail::read_config(c.algo);
+      EXPECT_LE(c.workspace_bytes, s.workspace.bytes());
+      EXPECT_TRUE(detail::accumulates_in_fp32(cfg));
+      if (!s.run(c.algo, out)) continue;
+      ++ran;
+      if (cfg.split_k > 1) ++split;
+      EXPECT_LE(s.worst(out), 1.0) << rows << " rows, algo " << cfg.id << " tile " << detail::tile_name(cfg.tile)
+                                   << " stages " << detail::stages_name(cfg.stages) << " split-K " << cfg.split_k;
+    }
+    EXPECT_GT(ran, 0);
+    std::cout << rows << " rows: " << planned << " planned, " << built.size() << " accepted, " << ran << " ran, "
+              << split << " with split-K\n";
+  }
+}
+
+TEST(GemmSearchGpu, SplitKCandidatesAtOneRowMatchTheReference) {
+  SP_REQUIRE_GPU();
+  LayerSetup s(1, true);
+  const auto built = detail::build_candidates(s.handle.get(), s.problem(), s.workspace.bytes());
+  int split = 0;
+  std::vector<std::uint16_t> out;
+  for (const auto& c : built) {
+    const auto cfg = detail::read_config(c.algo);
+    if (cfg.split_k <= 1) continue;
+    ASSERT_TRUE(s.run(c.algo, out)) << "split-K " << cfg.split_k << " accepted by AlgoCheck but refused to run";
+    ++split;
+    EXPECT_EQ(cfg.reduction, detail::kReductionComputeType);
+    EXPECT_LE(s.worst(out), 1.0) << "algo " << cfg.id << " split-K " << cfg.split_k;
+  }
+  if (split == 0) GTEST_SKIP() << "cuBLASLt accepts no split-K configuration for 4096x4096 at 1 row on this GPU";
+}
+
+TEST(GemmSearchGpu, SearchChoosesAConfigurationThatMatchesTheReference) {
+  SP_REQUIRE_GPU();
+  for (const std::size_t rows : {1u, 17u}) {
+    LayerSetup s(rows, true);
+    const auto result = detail::search_gemm(s.device, s.handle.get(), s.problem(), s.workspace.bytes());
+    const auto& c = result.choice;
+    EXPECT_EQ(c.rows, rows);
+    EXPECT_GT(c.us, 0.0);
+    EXPECT_GT(c.tflops, 0.0);
+    EXPECT_GT(c.heuristic_us, 0.0);
+    EXPECT_GE(c.timed, 1);
+    EXPECT_LE(c.timed, c.planned);
+    EXPECT_EQ(c.disagreed, 0);
+    // The chosen configuration is no slower than the heuristic's first answer (the same
+    // rounds time both; allow the rounds' noise).
+    EXPECT_LE(c.us, c.heuristic_us * 1.10);
+    std::vector<std::uint16_t> out;
+    ASSERT_TRUE(s.run(result.algo, out));
+    EXPECT_LE(s.worst(out), 1.0);
+    std::cout << rows << " rows: algo " << c.algo_id << " tile " << c.tile << " stages " << c.stages << " split-K "
+              << c.split_k << ": " << c.us << " us (" << c.tflops << " TFLOP/s), heuristic #0 " << c.heuristic_us
+              << " us; " << c.timed << "/" << c.planned << " timed in " << c.search_ms << " ms\n";
+  }
+}
+
+// The MLP of serve-bench's width, through a lane: sampled rows against the CPU reference.
+TEST(GemmSearchGpu, Mlp4096MatchesReferenceAtOddRowCounts) {
+  SP_REQUIRE_GPU();
+  const Device device(0);
+  const auto weights = make_mlp_weights({4096, 4096, 4096}, 13);
+  MlpModel model(device, weights);
+  Stream stream(device);
+  auto lane = model.make_lane(stream.ref(), 256);
+  DeviceBuffer<float> d_in(device, 256 * 4096), d_out(device, 256 * 4096);
+  for (const std::size_t rows : {1u, 3u, 17u, 256u}) {
+    lane->prepare(rows);
+    const auto in = random_rows(rows * 4096, static_cast<std::uint32_t>(rows));
+    std::vector<float> out(rows * 4096, std::numeric_limits<float>::quiet_NaN());
+    SP_CUDA_CHECK(cudaMemcpyAsync(d_in.data(), in.data(), in.size() * sizeof(float), cudaMemcpyHostToDevice,
+                                  stream.handle()));
+    SP_CUDA_CHECK(cudaMemcpyAsync(d_out.data(), out.data(), out.size() * sizeof(float), cudaMemcpyHostToDevice,
+                                  stream.handle()));
+    lane->enqueue(d_in.data(), d_out.data(), rows);
+    SP_CUDA_CHECK(cudaMemcpyAsync(out.data(), d_out.data(), out.size() * sizeof(float), cudaMemcpyDeviceToHost,
+                                  stream.handle()));
+    stream.synchronize();
+    std::vector<std::size_t> check;
+    if (rows <= 17)
+      for (std::size_t r = 0; r < rows; ++r) check.push_back(r);
+    else
+      check = {0, 1, 17, 128, 254, 255};
+    for (const std::size_t r : check) {
+      std::vector<float> want(4096);
+      mlp_reference(weights, std::span<const float>(in.data() + r * 4096, 4096), want);
+      double worst = 0;
+      EXPECT_TRUE(mlp_output_matches(std::span<const float>(out.data() + r * 4096, 4096), want, 0.03, &worst))
+          << rows << " rows, row " << r << ": worst error / allowance " << worst;
+    }
+    const auto choices = model.gemm_choices(rows);
+    ASSERT_EQ(choices.size(), 2u);
+    EXPECT_TRUE(choices[0].relu);
+    EXPECT_FALSE(choices[1].relu);
+    for (const auto& c : choices) {
+      EXPECT_EQ(c.rows, rows);
+      EXPECT_GT(c.tflops, 0.0);
+      std::cout << rows << " rows, " << (c.relu ? "bias+ReLU" : "bias") << ": algo " << c.algo_id << " tile " << c.tile
+                << " split-K " << c.split_k << ", " << c.us << " us, " << c.tflops << " TFLOP/s (heuristic #0 "
+                << c.heuristic_us << " us)\n";
+    }
+  }
+  EXPECT_EQ(model.gemm_searches(), 8u);  // 4 row counts x 2 epilogues
+  EXPECT_EQ(model.gemm_rows(), (std::vector<std::size_t>{1, 3, 17, 256}));
+}
+
+TEST(GemmSearchGpu, LayersOfOneShapeAndLanesShareOneSearch) {
+  SP_REQUIRE_GPU();
+  const Device device(0);
+  const auto weights = make_mlp_weights({64, 64, 64, 64, 64}, 3);
+  MlpModel model(device, weights);
+  Stream s1(device), s2(device);
+  auto lane1 = model.make_lane(s1.ref(), 8);
+  auto lane2 = model.make_lane(s2.ref(), 8);
+  EXPECT_TRUE(model.gemm_choices(8).empty());
+  lane1->prepare(8);
+  EXPECT_EQ(model.gemm_searches(), 2u);  // bias+ReLU (3 layers) and bias (the last)
+  lane2->prepare(8);
+  EXPECT_EQ(model.gemm_searches(), 2u);
+  lane2->prepare(3);
+  EXPECT_EQ(model.gemm_searches(), 4u);
+  const auto choices = model.gemm_choices(8);
+  ASSERT_EQ(choices.size(), 4u);
+  EXPECT_EQ(choices[0].algo_id, choices[2].algo_id);
+  EXPECT_EQ(choices[0].split_k, choices[2].split_k);
+  EXPECT_DOUBLE_EQ(choices[0].us, choices[1].us);  // the same search result, not a re-timing
+  EXPECT_FALSE(choices[3].relu);
+
+  // The second lane runs the shared configuration correctly.
+  const auto in = random_rows(8 * 64, 9);
+  std::vector<float> out(8 * 64, std::numeric_limits<float>::quiet_NaN());
+  DeviceBuffer<float> d_in(device, in.size()), d_out(device, out.size());
+  SP_CUDA_CHECK(cudaMemcpy(d_in.data(), in.data(), d_in.bytes(), cudaMemcpyHostToDevice));
+  SP_CUDA_CHECK(cudaMemcpy(d_out.data(), out.data(), d_out.bytes(), cudaMemcpyHostToDevice));
+  lane2->enqueue(d_in.data(), d_out.data(), 8);
+  s2.synchronize();
+  SP_CUDA_CHECK(cudaMemcpy(out.data(), d_out.data(), d_out.bytes(), cudaMemcpyDeviceToHost));
+  for (std::size_t r = 0; r < 8; ++r) {
+    std::vector<float> want(64);
+    mlp_reference(weights, std::span<const float>(in.data() + r * 64, 64), want);
+    EXPECT_TRUE(mlp_output_matches(std::span<const float>(out.data() + r * 64, 64), want)) << "row " << r;
+  }
+}
+
+// prepare() inside a capture: the search runs on its own stream and the capture survives,
+// in thread-local and in global capture mode.
+TEST(GemmSearchGpu, PrepareWhileTheLanesStreamIsCaptured) {
+  SP_REQUIRE_GPU();
+  const Device device(0);
+  const auto weights = make_mlp_weights({512, 1024, 256}, 17);
+  constexpr std::size_t kRows = 7;
+  for (const CaptureMode mode : {CaptureMode::thread_local_, CaptureMode::global}) {
+    MlpModel model(device, weights);
+    Stream stream(device);
+    auto lane = model.make_lane(stream.ref(), kRows);
+    const auto in = random_rows(kRows * 512, 4);
+    std::vector<float> out(kRows * 256, std::numeric_limits<float>::quiet_NaN());
+    DeviceBuffer<float> d_in(device, in.size()), d_out(device, out.size());
+    SP_CUDA_CHECK(cudaMemcpy(d_in.data(), in.data(), d_in.bytes(), cudaMemcpyHostToDevice));
+    SP_CUDA_CHECK(cudaMemcpy(d_out.data(), out.data(), d_out.bytes(), cudaMemcpyHostToDevice));
+    Graph graph;
+    {
+      GraphCapture capture(stream.ref(), mode);
+      lane->prepare(kRows);
+      lane->enqueue(d_in.data(), d_out.data(), kRows);
+      graph = capture.end();
+    }
+    EXPECT_EQ(model.gemm_searches(), 2u);
+    GraphExec exec(graph);
+    exec.launch(stream.ref());
+    stream.synchronize();
+    SP_CUDA_CHECK(cudaMemcpy(out.data(), d_out.data(), d_out.bytes(), cudaMemcpyDeviceToHost));
+    for (std::size_t r = 0; r < kRows; ++r) {
+      std::vector<float> want(256);
+      mlp_reference(weights, std::span<const float>(in.data() + r * 512, 512), want);
+      EXPECT_TRUE(mlp_output_matches(std::span<const float>(out.data() + r * 256, 256), want)) << "row " << r;
+    }
+  }
+}
+
+}  // namespace
+}  // namespace streampipe::batching
