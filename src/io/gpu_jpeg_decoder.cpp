@@ -9,6 +9,7 @@
 #include <fmt/format.h>
 
 #include <cstdio>
+#include <optional>
 
 namespace streampipe::io {
 
@@ -81,8 +82,25 @@ GpuJpegDecoder::GpuJpegDecoder(Device device) : device_(device) {
   handle_ = handle;
 }
 
+namespace {
+
+// nvJPEG frees its buffers on the current device: make it the decoder's (and destroy the
+// handle even if that fails).
+void make_current_for_teardown(std::optional<CurrentDeviceGuard>& guard, const Device& device) noexcept {
+  try {
+    guard.emplace(device);
+  } catch (const std::exception&) {
+    // A broken context: nvJPEG's own calls will report it.
+  }
+}
+
+}  // namespace
+
 GpuJpegDecoder::~GpuJpegDecoder() {
-  if (handle_ != nullptr) SP_NVJPEG_CHECK_NOTHROW(nvjpegDestroy(handle_));
+  if (handle_ == nullptr) return;
+  std::optional<CurrentDeviceGuard> guard;
+  make_current_for_teardown(guard, device_);
+  SP_NVJPEG_CHECK_NOTHROW(nvjpegDestroy(handle_));
 }
 
 GpuJpegInfo GpuJpegDecoder::info(std::span<const std::byte> jpeg) const {
@@ -109,7 +127,10 @@ GpuJpegState::GpuJpegState(const GpuJpegDecoder& decoder) : decoder_(&decoder) {
 }
 
 GpuJpegState::~GpuJpegState() {
-  if (state_ != nullptr) SP_NVJPEG_CHECK_NOTHROW(nvjpegJpegStateDestroy(state_));
+  if (state_ == nullptr) return;
+  std::optional<CurrentDeviceGuard> guard;
+  make_current_for_teardown(guard, decoder_->device());
+  SP_NVJPEG_CHECK_NOTHROW(nvjpegJpegStateDestroy(state_));
 }
 
 void GpuJpegState::decode_rgb(std::span<const std::byte> jpeg, const GpuJpegInfo& info, std::span<std::uint8_t> rgb,
