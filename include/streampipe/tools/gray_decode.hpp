@@ -7,7 +7,7 @@
 // gpu_decode_refusal) and files nvJPEG refuses at decode time go through the CPU decoder with
 // the same result as under `cpu`, and the run's summary counts them by reason. nvJPEG's
 // IDCT and chroma upsampling differ from libjpeg-turbo's, so gray values of GPU-decoded files
-// may differ from the CPU path's by a few levels (docs/gray.md gives the measured figures).
+// may differ from the CPU path's by a few levels (docs/gray.md gives the tolerance).
 
 #include <cstddef>
 #include <optional>
