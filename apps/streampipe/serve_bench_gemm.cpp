@@ -82,26 +82,36 @@ std::vector<LayerGroup> group_layers(const std::vector<batching::GemmChoice>& ge
 
 double pct(double tflops, double peak) { return peak > 0 ? 100.0 * tflops / peak : 0.0; }
 
+// The least memory traffic of a GEMM (A, B and D once), as GB/s: the yardstick of small
+// batches, which stream the weights and are bound by HBM bandwidth.
+double gbps(const batching::GemmChoice& c) {
+  const double bytes = 2.0 * static_cast<double>(c.in * c.out + c.in * c.rows + c.out * c.rows);
+  return c.us > 0 ? bytes / (c.us * 1e-6) / 1e9 : 0.0;
+}
+
 }  // namespace
 
 std::string gemm_choice_table(const batching::MlpModel& model, double peak_tflops) {
   report::Table t({"batch", "layers", "in -> out", "epilogue", "algo", "tile", "stages", "split-K", "us/GEMM",
-                   "TFLOP/s", "% of peak", "heuristic #0 us", "gain", "timed"});
+                   "TFLOP/s", "% of peak", "GB/s", "heuristic #0 us", "gain", "timed"});
   for (const std::size_t rows : model.gemm_rows()) {
     const auto choices = model.gemm_choices(rows);
     for (const auto& g : group_layers(choices)) {
       const auto& c = *g.choice;
-      t.add_row({std::to_string(rows), g.first == g.last ? std::to_string(g.first) : fmt::format("{}-{}", g.first, g.last),
-                 fmt::format("{} -> {}", c.in, c.out), c.relu ? "bias+ReLU" : "bias", std::to_string(c.algo_id), c.tile,
-                 c.stages, c.split_k > 1 ? fmt::format("{} ({})", c.split_k, c.reduction) : "1",
-                 fmt::format("{:.1f}", c.us), fmt::format("{:.1f}", c.tflops),
-                 fmt::format("{:.0f}%", pct(c.tflops, peak_tflops)), fmt::format("{:.1f}", c.heuristic_us),
-                 fmt::format("{:.2f}x", c.us > 0 ? c.heuristic_us / c.us : 0.0), fmt::format("{}/{}", c.timed, c.planned)});
+      const std::string layers = g.first == g.last ? std::to_string(g.first) : fmt::format("{}-{}", g.first, g.last);
+      t.add_row({std::to_string(rows), layers, fmt::format("{} -> {}", c.in, c.out), c.relu ? "bias+ReLU" : "bias",
+                 std::to_string(c.algo_id), c.tile, c.stages,
+                 c.split_k > 1 ? fmt::format("{} ({})", c.split_k, c.reduction) : "1", fmt::format("{:.1f}", c.us),
+                 fmt::format("{:.1f}", c.tflops), fmt::format("{:.0f}%", pct(c.tflops, peak_tflops)),
+                 fmt::format("{:.0f}", gbps(c)), fmt::format("{:.1f}", c.heuristic_us),
+                 fmt::format("{:.2f}x", c.us > 0 ? c.heuristic_us / c.us : 0.0),
+                 fmt::format("{}/{}", c.timed, c.planned)});
     }
   }
-  return t.str(fmt::format("GEMM configurations chosen by the algorithm search (events, median of 3 rounds of 10, "
-                           "pseudo-random bf16) against the bf16 peak {:.1f} TFLOP/s; 'gain' is over the heuristic's "
-                           "first answer, 'timed' counts candidates accepted / planned",
+  return t.str(fmt::format("GEMM configurations chosen by the algorithm search (events around each GEMM, L2 "
+                           "flushed, median of 3 rounds of 10, pseudo-random bf16) against the bf16 peak {:.1f} "
+                           "TFLOP/s; GB/s counts A, B and D once; 'gain' is over the heuristic's first answer; "
+                           "'timed' counts candidates accepted / planned",
                            peak_tflops));
 }
 
@@ -126,6 +136,7 @@ nlohmann::json gemm_choices_json(const batching::MlpModel& model, double peak_tf
                       {"us", c.us},
                       {"tflops", c.tflops},
                       {"pct_of_peak", pct(c.tflops, peak_tflops)},
+                      {"gb_per_s", gbps(c)},
                       {"heuristic_first_us", c.heuristic_us},
                       {"candidates_planned", c.planned},
                       {"candidates_timed", c.timed},

@@ -5,9 +5,10 @@
 // search_gemm() asks the heuristic for up to 64 answers, plans candidates from them
 // (gemm_candidates.hpp: the heuristic's first 16, split-K variants, smaller tiles; at most
 // 100), keeps those cublasLtMatmulAlgoCheck accepts for this problem (epilogue and bias
-// included) within the workspace, times each with events on pseudo-random bf16 data (warm-
-// up, then a first pass of 5 GEMMs each, then the 5 fastest again in 3 interleaved rounds
-// of 10), and returns the fastest whose output agrees with the heuristic's first answer.
+// included) within the workspace, times each with events on pseudo-random bf16 data, each
+// run alone after the L2 cache is overwritten (warm-up, then the median of 5 runs each,
+// then the 5 fastest and the heuristic's first answer again in 3 interleaved rounds of
+// 10), and returns the fastest whose output agrees with the heuristic's first answer.
 //
 // Capture: the search never touches the caller's stream. It runs on its own stream, with
 // its own stream-ordered scratch, and sets the calling thread's capture mode to relaxed

@@ -23,7 +23,8 @@ struct GemmChoice {
   std::size_t workspace_bytes = 0;
   int heuristic_rank = -1;  // its place in the heuristic's answers; -1: a variant the search built
 
-  // Events, median of rounds after warm-up, on pseudo-random bf16 data.
+  // Events around each GEMM alone, L2 flushed before it, pseudo-random bf16 data; the
+  // median of 3 rounds (each the median of 10 runs).
   double us = 0;            // one GEMM
   double tflops = 0;        // 2·in·out·rows / time
   double heuristic_us = 0;  // the heuristic's first answer, timed the same way
