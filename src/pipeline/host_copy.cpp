@@ -75,9 +75,13 @@ struct CopyQueue::State {
     return true;
   }
 
+  // Plain stores, not streaming ones: the pieces are small and the slots' staging memory is
+  // reused over and over, so it stays in the last-level cache, where the DMA engine reads
+  // it; streaming stores would push every byte out to DRAM first. On the H100 host,
+  // alternating runs gave plain stores 3-7% shorter pageable-input runs.
   static void run(Job& job, std::size_t piece) {
     const CopyRange& r = job.pieces[piece];
-    streaming_copy(r.dst, r.src, r.bytes);
+    std::memcpy(r.dst, r.src, r.bytes);
     job.done.fetch_add(1, std::memory_order_release);
   }
 
@@ -97,7 +101,7 @@ void CopyQueue::copy(std::span<const CopyRange> ranges) {
   std::size_t total = 0;
   for (const auto& r : ranges) total += r.bytes;
   if (total < kParallelCopyMin || helpers_ == 0) {
-    for (const auto& r : ranges) streaming_copy(r.dst, r.src, r.bytes);
+    for (const auto& r : ranges) std::memcpy(r.dst, r.src, r.bytes);
     return;
   }
   const std::size_t piece = copy_piece_bytes(total, helpers_ + 1);

@@ -1,9 +1,9 @@
 #pragma once
 // Host-side copies into and out of pinned staging memory. Staging pageable data is the
 // pipeline's host bottleneck: one thread's memcpy reaches a fraction of the PCIe link, so
-// large copies are split into pieces spread over worker threads, and written with
-// non-temporal (streaming) stores on x86-64, which skip reading the destination into the
-// cache first (the DMA engine, not the CPU, reads staging memory next).
+// a slot's copies are cut into pieces spread over worker threads (CopyQueue). Plain stores
+// keep the reused staging memory in the last-level cache, where the DMA engine reads it.
+// streaming_copy (non-temporal stores) is kept for `info`, which reports both ways.
 
 #include <cstddef>
 #include <functional>
@@ -22,7 +22,7 @@ struct CopyRange {
   std::size_t bytes = 0;
 };
 
-// Copies ranges for many callers at once, oldest call first. Each call's ranges are cut
+// Copies ranges (memcpy) for many callers at once, oldest call first. Each call's ranges are cut
 // into pieces small enough that every thread gets about two, and every thread that takes
 // part (callers and spawned helpers alike) copies the next piece of the OLDEST unfinished
 // call: one slot's staging then runs on all the threads and finishes before the next
