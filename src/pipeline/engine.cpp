@@ -343,7 +343,6 @@ struct Engine::Impl {
 
   // ---- staging and enqueue ----------------------------------------------------------------
 
-  void host_copy(std::span<const CopyRange> ranges) { copier->copy(ranges); }
 
   [[nodiscard]] bool host_memory_is_direct(const void* p) const {
     // The host backend's "device" reads host memory directly; the GPU copies at full speed
@@ -413,7 +412,7 @@ struct Engine::Impl {
       }
       bytes += it->in_bytes;
     }
-    host_copy(copies);
+    copier->copy(copies, CopyQueue::Store::cached);
     slot.stage_in_ms = clock_ms() - t0;
     if (options.record_timeline)
       timeline.add({Stage::stage_in, -1, slot.items.front()->index, slot.items.size(), t0, t0 + slot.stage_in_ms, bytes});
@@ -551,7 +550,7 @@ struct Engine::Impl {
         copies.push_back({it->item.out.data(), out.data(), out.size()});
       }
     }
-    host_copy(copies);
+    copier->copy(copies, CopyQueue::Store::streaming);
     slot.stage_out_ms = clock_ms() - t0;
     if (options.record_timeline)
       timeline.add({Stage::stage_out, -1, slot.items.front()->index, slot.items.size(), t0, t0 + slot.stage_out_ms, bytes});

@@ -39,7 +39,8 @@ std::vector<std::uint8_t> random_bytes(std::size_t n, unsigned seed) {
   return v;
 }
 
-void check_copies(const std::vector<std::size_t>& sizes, int helpers, bool expect_helpers) {
+void check_copies(const std::vector<std::size_t>& sizes, int helpers, bool expect_helpers,
+                  CopyQueue::Store store = CopyQueue::Store::cached) {
   std::vector<std::vector<std::uint8_t>> src, dst;
   std::vector<CopyRange> ranges;
   for (std::size_t i = 0; i < sizes.size(); ++i) {
@@ -51,7 +52,7 @@ void check_copies(const std::vector<std::size_t>& sizes, int helpers, bool expec
   ThreadSpawner pool;
   {
     CopyQueue queue(helpers, pool.spawner());
-    queue.copy(ranges);
+    queue.copy(ranges, store);
   }
   for (std::size_t i = 0; i < sizes.size(); ++i) {
     ASSERT_EQ(dst[i][0], 0xee) << "range " << i;
@@ -69,12 +70,14 @@ TEST(HostCopy, ManyRangesOfOddSizesSplitOverHelpers) {
   // One item the size of an RGB 1080p image, then a batch of uneven arrays with an empty one.
   check_copies({1920 * 1080 * 3}, 7, true);
   check_copies({1'000'003, 0, 777'777, 65'537, 3, 2'500'001}, 5, true);
+  check_copies({1'000'003, 0, 777'777, 65'537, 3, 2'500'001}, 5, true, CopyQueue::Store::streaming);
 }
 
 TEST(HostCopy, SmallTotalsAndNoHelpersCopyOnTheCaller) {
   check_copies({kParallelCopyMin - 1}, 8, false);
   check_copies({100, 200, 300}, 8, false);
   check_copies({3'000'000, 1'000'001}, 0, false);
+  check_copies({3'000'000, 1'000'001}, 0, false, CopyQueue::Store::streaming);
   check_copies({}, 4, false);
 }
 
@@ -96,7 +99,7 @@ TEST(HostCopy, ConcurrentCallersEachGetTheirOwnRangesCopied) {
       for (int round = 0; round < 5; ++round) {
         std::fill(dst[c].begin(), dst[c].end(), std::uint8_t{0});
         const CopyRange r{dst[c].data(), src[c].data(), src[c].size()};
-        queue.copy(std::span(&r, 1));
+        queue.copy(std::span(&r, 1), c % 2 ? CopyQueue::Store::streaming : CopyQueue::Store::cached);
         complete_on_return[c] += dst[c] == src[c] ? 1 : 0;
       }
     });

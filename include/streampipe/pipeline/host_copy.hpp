@@ -1,9 +1,9 @@
 #pragma once
 // Host-side copies into and out of pinned staging memory. Staging pageable data is the
 // pipeline's host bottleneck: one thread's memcpy reaches a fraction of the PCIe link, so
-// a slot's copies are cut into pieces spread over worker threads (CopyQueue). Plain stores
-// keep the reused staging memory in the last-level cache, where the DMA engine reads it.
-// streaming_copy (non-temporal stores) is kept for `info`, which reports both ways.
+// a slot's copies are cut into pieces spread over worker threads (CopyQueue). Copies into
+// staging use plain stores, which keep the reused staging memory in the last-level cache
+// where the DMA engine reads it; copies out to the caller's memory use streaming stores.
 
 #include <cstddef>
 #include <functional>
@@ -22,7 +22,7 @@ struct CopyRange {
   std::size_t bytes = 0;
 };
 
-// Copies ranges (memcpy) for many callers at once, oldest call first. Each call's ranges are cut
+// Copies ranges for many callers at once, oldest call first. Each call's ranges are cut
 // into pieces small enough that every thread gets about two, and every thread that takes
 // part (callers and spawned helpers alike) copies the next piece of the OLDEST unfinished
 // call: one slot's staging then runs on all the threads and finishes before the next
@@ -41,7 +41,12 @@ class CopyQueue {
   CopyQueue(const CopyQueue&) = delete;
   CopyQueue& operator=(const CopyQueue&) = delete;
 
-  void copy(std::span<const CopyRange> ranges);
+  // How the destination is written. `cached` (plain stores) for pinned staging that the DMA
+  // engine reads next: it stays in the last-level cache. `streaming` (non-temporal stores)
+  // for the caller's pageable output: nothing reads it soon, and plain stores would first
+  // read every destination line from DRAM.
+  enum class Store { cached, streaming };
+  void copy(std::span<const CopyRange> ranges, Store store);
 
   struct State;
 
