@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 #include <png.h>
+#include <zlib.h>
 
 #include <bit>
 #include <csetjmp>
@@ -112,7 +113,34 @@ struct PngWriteState {
   png_infop info = nullptr;
   PngError error;
   std::vector<std::byte>* out = nullptr;
+  int filters = PNG_ALL_FILTERS;  // png_set_filter mask
+  int strategy = Z_FILTERED;      // zlib strategy
+  int level = 6;
 };
+
+int filter_mask(PngFilter filter) noexcept {
+  switch (filter) {
+    case PngFilter::none: return PNG_FILTER_NONE;
+    case PngFilter::sub: return PNG_FILTER_SUB;
+    case PngFilter::up: return PNG_FILTER_UP;
+    case PngFilter::average: return PNG_FILTER_AVG;
+    case PngFilter::paeth: return PNG_FILTER_PAETH;
+    case PngFilter::all:
+    case PngFilter::automatic: break;
+  }
+  return PNG_ALL_FILTERS;
+}
+
+int zlib_strategy(PngStrategy strategy) noexcept {
+  switch (strategy) {
+    case PngStrategy::deflate: return Z_DEFAULT_STRATEGY;
+    case PngStrategy::rle: return Z_RLE;
+    case PngStrategy::huffman: return Z_HUFFMAN_ONLY;
+    case PngStrategy::filtered:
+    case PngStrategy::automatic: break;
+  }
+  return Z_FILTERED;
+}
 
 struct PngWriteGuard {
   PngWriteState& s;
@@ -135,7 +163,7 @@ void write_to_vector(png_structp png, png_bytep data, png_size_t length) {
 
 void flush_nothing(png_structp) {}
 
-bool png_write(PngWriteState& s, const Image& image, png_bytep* rows, const PngWriteOptions& options) {
+bool png_write(PngWriteState& s, const Image& image, png_bytep* rows, bool interlaced) {
   s.png = png_create_write_struct(PNG_LIBPNG_VER_STRING, &s.error, on_png_error, on_png_warning);
   if (s.png == nullptr) {
     std::strcpy(s.error.message, "cannot create the libpng encoder");
@@ -151,13 +179,16 @@ bool png_write(PngWriteState& s, const Image& image, png_bytep* rows, const PngW
   static constexpr int color_types[5] = {0, PNG_COLOR_TYPE_GRAY, PNG_COLOR_TYPE_GRAY_ALPHA,
                                          PNG_COLOR_TYPE_RGB, PNG_COLOR_TYPE_RGB_ALPHA};
   png_set_IHDR(s.png, s.info, image.width, image.height, image.bit_depth, color_types[image.channels],
-               options.interlaced ? PNG_INTERLACE_ADAM7 : PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT,
+               interlaced ? PNG_INTERLACE_ADAM7 : PNG_INTERLACE_NONE, PNG_COMPRESSION_TYPE_DEFAULT,
                PNG_FILTER_TYPE_DEFAULT);
-  png_set_compression_level(s.png, options.compression);
+  // Called before png_write_info, so that the choice also holds for the first rows.
+  png_set_filter(s.png, PNG_FILTER_TYPE_BASE, s.filters);
+  png_set_compression_level(s.png, s.level);
+  png_set_compression_strategy(s.png, s.strategy);
   png_write_info(s.png, s.info);
   if constexpr (std::endian::native == std::endian::little)
     if (image.bit_depth == 16) png_set_swap(s.png);
-  if (options.interlaced) png_set_interlace_handling(s.png);
+  if (interlaced) png_set_interlace_handling(s.png);
   png_write_image(s.png, rows);
   png_write_end(s.png, nullptr);
   return true;
@@ -189,10 +220,61 @@ Image decode_png(std::span<const std::byte> data, const ImageReadOptions& option
 
 }  // namespace detail
 
+std::string_view to_string(PngFilter filter) noexcept {
+  switch (filter) {
+    case PngFilter::automatic: return "auto";
+    case PngFilter::none: return "none";
+    case PngFilter::sub: return "sub";
+    case PngFilter::up: return "up";
+    case PngFilter::average: return "avg";
+    case PngFilter::paeth: return "paeth";
+    case PngFilter::all: return "all";
+  }
+  return "?";
+}
+
+std::string_view to_string(PngStrategy strategy) noexcept {
+  switch (strategy) {
+    case PngStrategy::automatic: return "auto";
+    case PngStrategy::deflate: return "default";
+    case PngStrategy::filtered: return "filtered";
+    case PngStrategy::rle: return "rle";
+    case PngStrategy::huffman: return "huffman";
+  }
+  return "?";
+}
+
+std::optional<PngFilter> parse_png_filter(std::string_view name) {
+  for (auto f : {PngFilter::automatic, PngFilter::none, PngFilter::sub, PngFilter::up, PngFilter::average,
+                 PngFilter::paeth, PngFilter::all})
+    if (name == to_string(f)) return f;
+  if (name == "average") return PngFilter::average;
+  return std::nullopt;
+}
+
+std::optional<PngStrategy> parse_png_strategy(std::string_view name) {
+  for (auto s : {PngStrategy::automatic, PngStrategy::deflate, PngStrategy::filtered, PngStrategy::rle,
+                 PngStrategy::huffman})
+    if (name == to_string(s)) return s;
+  if (name == "deflate") return PngStrategy::deflate;
+  return std::nullopt;
+}
+
+// The table in image.hpp; bench/png_encode measures the alternatives (docs/image-io.md).
+PngEncoding resolve_png_encoding(const PngWriteOptions& options) {
+  const int level = options.compression;
+  if (level < 0 || level > 9) throw std::invalid_argument(fmt::format("PNG compression level {} is not in 0-9", level));
+  PngEncoding e{options.filter, options.strategy, level};
+  if (e.filter == PngFilter::automatic)
+    e.filter = level == 0 ? PngFilter::none : level <= 6 ? PngFilter::up : PngFilter::all;
+  if (e.strategy == PngStrategy::automatic)
+    e.strategy = level == 1 ? PngStrategy::rle : e.filter == PngFilter::none ? PngStrategy::deflate : PngStrategy::filtered;
+  return e;
+}
+
 std::vector<std::byte> encode_png(const Image& image, const PngWriteOptions& options) {
   image.validate();
-  if (options.compression < 0 || options.compression > 9)
-    throw std::invalid_argument(fmt::format("PNG compression level {} is not in 0-9", options.compression));
+  const PngEncoding encoding = resolve_png_encoding(options);
   std::vector<std::byte> out;
   out.reserve(image.size_bytes() / 2 + 1024);
   std::vector<png_bytep> rows(image.height);
@@ -201,8 +283,11 @@ std::vector<std::byte> encode_png(const Image& image, const PngWriteOptions& opt
   for (std::size_t y = 0; y < image.height; ++y) rows[y] = base + y * image.row_bytes();
   PngWriteState s;
   s.out = &out;
+  s.filters = filter_mask(encoding.filter);
+  s.strategy = zlib_strategy(encoding.strategy);
+  s.level = encoding.level;
   PngWriteGuard guard{s};
-  if (!png_write(s, image, rows.data(), options))
+  if (!png_write(s, image, rows.data(), options.interlaced))
     throw std::runtime_error(fmt::format("PNG encoding failed: {}", s.error.message));
   return out;
 }

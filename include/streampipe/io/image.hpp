@@ -81,10 +81,44 @@ struct ImageReadOptions {
                                  std::string_view source = "<memory>");
 [[nodiscard]] Image read_image(const std::filesystem::path& path, const ImageReadOptions& options = {});
 
+// PNG row filter: the predictor each row is stored as the difference from. `all` is
+// libpng's adaptive choice per row (tries all five, keeps the smallest sum of residuals),
+// which costs ~4x a single filter's time. `automatic` picks by level (resolve_png_encoding).
+enum class PngFilter { automatic, none, sub, up, average, paeth, all };
+// zlib's match finder: `deflate` (Z_DEFAULT_STRATEGY), `filtered` (Z_FILTERED, libpng's
+// default for filtered rows), `rle` (Z_RLE: runs only, distance 1; about as fast as
+// Huffman-only and keeps flat areas small), `huffman` (Z_HUFFMAN_ONLY: no matches at all).
+// zlib's level only matters for deflate and filtered; rle and huffman ignore it (except 0).
+enum class PngStrategy { automatic, deflate, filtered, rle, huffman };
+
+// "auto", "none", "sub", "up", "avg", "paeth", "all"; "auto", "default", "filtered", "rle",
+// "huffman". Parsing is case-sensitive and also takes "average" and "deflate".
+[[nodiscard]] std::string_view to_string(PngFilter filter) noexcept;
+[[nodiscard]] std::string_view to_string(PngStrategy strategy) noexcept;
+[[nodiscard]] std::optional<PngFilter> parse_png_filter(std::string_view name);
+[[nodiscard]] std::optional<PngStrategy> parse_png_strategy(std::string_view name);
+
 struct PngWriteOptions {
-  int compression = 6;      // zlib level 0-9
+  int compression = 6;      // 0 stores, 1 is the fastest compression, 9 the smallest
   bool interlaced = false;  // Adam7
+  PngFilter filter = PngFilter::automatic;
+  PngStrategy strategy = PngStrategy::automatic;
 };
+
+// What encode_png does for `options`, never automatic. Automatic choices, measured on 8-bit
+// gray photos and flat graphics (docs/image-io.md; the same for every layout, since Image
+// has no palette or sub-byte depth, where libpng recommends no filter):
+//   level 0   filter none, stored        (filtering cannot pay without compression)
+//   level 1   filter up,   rle           (~2x faster than libpng's level 1, smaller)
+//   level 2-6 filter up,   filtered      (zlib's level; up is the best single filter)
+//   level 7-9 filter all,  filtered      (libpng's defaults: smallest, slowest)
+// Lossless whatever the choice. Throws std::invalid_argument for a level outside 0-9.
+struct PngEncoding {
+  PngFilter filter;
+  PngStrategy strategy;
+  int level;
+};
+[[nodiscard]] PngEncoding resolve_png_encoding(const PngWriteOptions& options);
 
 // Any valid Image. Throws std::invalid_argument for an invalid one.
 [[nodiscard]] std::vector<std::byte> encode_png(const Image& image, const PngWriteOptions& options = {});
