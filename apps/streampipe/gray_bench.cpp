@@ -96,41 +96,23 @@ class ScratchDir {
   fs::path path_;
 };
 
-// --decode gpu against the CPU decode's reference (docs/gray.md): nvJPEG's IDCT and chroma
-// upsampling differ from libjpeg-turbo's.
-constexpr int kGpuDecodeMaxLevels = 8;
-constexpr double kGpuDecodeMeanLevels = 0.5;
-
-struct LevelDifference {
-  int max = 0;
-  double sum = 0;
-  std::uint64_t count = 0;
-};
-
 // Empty string when the output matches the reference, else why not. `diff` (--decode gpu
 // with PNG outputs) collects the difference and applies the tolerance instead of equality.
 std::string check_output(const fs::path& output, const std::vector<std::uint8_t>& want, io::ImageFormat format,
-                         LevelDifference* diff = nullptr) {
+                         gray::LevelDifference* diff = nullptr) {
   const io::Image got = io::read_image(output);
   if (got.channels != 1 || got.bit_depth != 8 || got.pixels.size() != want.size())
     return fmt::format("{}: {} channel(s), {}-bit, {} bytes; expected 8-bit gray of {} bytes", output.string(),
                        got.channels, got.bit_depth, got.pixels.size(), want.size());
   if (format == io::ImageFormat::png && diff != nullptr) {
-    LevelDifference d;
-    for (std::size_t i = 0; i < want.size(); ++i) {
-      const int level = std::abs(static_cast<int>(got.pixels[i]) - static_cast<int>(want[i]));
-      d.max = std::max(d.max, level);
-      d.sum += level;
-    }
-    d.count = want.size();
-    const double mean = d.sum / static_cast<double>(std::max<std::uint64_t>(1, d.count));
-    diff->max = std::max(diff->max, d.max);
-    diff->sum += d.sum;
-    diff->count += d.count;
-    if (d.max > kGpuDecodeMaxLevels || mean > kGpuDecodeMeanLevels)
+    gray::LevelDifference d;
+    d.add(got.pixels, want);
+    diff->add(d);
+    if (!d.within_tolerance())
       return fmt::format("{}: differs from the CPU decode's result by up to {} levels, {:.3f} on average (tolerance "
                          "{} and {})",
-                         output.string(), d.max, mean, kGpuDecodeMaxLevels, kGpuDecodeMeanLevels);
+                         output.string(), d.max, d.mean(), gray::LevelDifference::kMaxLevels,
+                         gray::LevelDifference::kMeanLevels);
     return {};
   }
   if (format == io::ImageFormat::png) {
@@ -161,7 +143,7 @@ struct Row {
   nlohmann::json last_run;
   bool verified = true;
   std::string failure;
-  LevelDifference diff;  // --decode gpu, PNG outputs: against the CPU decode, over every timed run
+  gray::LevelDifference diff;  // --decode gpu, PNG outputs: against the CPU decode, over every timed run
 };
 
 int run_bench_gray(const BenchOptions& bo, const GrayBenchOptions& g) {
@@ -234,15 +216,13 @@ int run_bench_gray(const BenchOptions& bo, const GrayBenchOptions& g) {
         for (const auto& f : s.files)
           if (!f.ok && row.failure.empty()) row.failure = f.error;
       } else {
-        LevelDifference run_diff;
+        gray::LevelDifference run_diff;
         parallel_for(jobs.size(), threads, [&](std::size_t i) {
-          LevelDifference file_diff;
+          gray::LevelDifference file_diff;
           const std::string why = check_output(jobs[i].output, reference[i], *out_format,
                                                decoder == gray::Decode::gpu ? &file_diff : nullptr);
           std::lock_guard lock(m);
-          run_diff.max = std::max(run_diff.max, file_diff.max);
-          run_diff.sum += file_diff.sum;
-          run_diff.count += file_diff.count;
+          run_diff.add(file_diff);
           if (!why.empty()) {
             row.verified = false;
             if (row.failure.empty()) row.failure = why;
@@ -253,11 +233,7 @@ int run_bench_gray(const BenchOptions& bo, const GrayBenchOptions& g) {
           if (row.failure.empty())
             row.failure = fmt::format("--decode gpu: nvJPEG decoded {} of {} files", s.gpu_decoded, jobs.size());
         }
-        if (r >= bo.warmup) {
-          row.diff.max = std::max(row.diff.max, run_diff.max);
-          row.diff.sum += run_diff.sum;
-          row.diff.count += run_diff.count;
-        }
+        if (r >= bo.warmup) row.diff.add(run_diff);
       }
       if (r < bo.warmup) continue;
       const auto t = gray::split_time(s.records, s.wall_ms);
@@ -316,10 +292,10 @@ int run_bench_gray(const BenchOptions& bo, const GrayBenchOptions& g) {
     if (!r.failure.empty()) j["failure"] = r.failure;
     if (r.diff.count > 0)
       j["gray_difference_vs_cpu_decode"] = {{"max_levels", r.diff.max},
-                                            {"mean_levels", r.diff.sum / static_cast<double>(r.diff.count)},
+                                            {"mean_levels", r.diff.mean()},
                                             {"pixels", r.diff.count},
-                                            {"tolerance_max", kGpuDecodeMaxLevels},
-                                            {"tolerance_mean", kGpuDecodeMeanLevels}};
+                                            {"tolerance_max", gray::LevelDifference::kMaxLevels},
+                                            {"tolerance_mean", gray::LevelDifference::kMeanLevels}};
     results.push_back(j);
   }
   const std::string gpu_name = have_gpu ? Device(bo.device).name() : std::string("none");
@@ -336,8 +312,8 @@ int run_bench_gray(const BenchOptions& bo, const GrayBenchOptions& g) {
     if (r.diff.count > 0)
       fmt::print("--decode gpu against the CPU decode: max {} levels, mean {:.3f} over {} pixels (tolerance {} and "
                  "{})\n",
-                 r.diff.max, r.diff.sum / static_cast<double>(r.diff.count), r.diff.count, kGpuDecodeMaxLevels,
-                 kGpuDecodeMeanLevels);
+                 r.diff.max, r.diff.mean(), r.diff.count, gray::LevelDifference::kMaxLevels,
+                 gray::LevelDifference::kMeanLevels);
   if (have_gpu && !gpu_decode)
     fmt::print("no --decode gpu row: {}\n", gray::gpu_decode_available() ? "the inputs are not JPEG"
                                                                           : "this build has no nvJPEG");

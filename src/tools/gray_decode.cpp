@@ -9,9 +9,29 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cstdint>
+#include <cstdlib>
+#include <stdexcept>
 
 namespace streampipe::tools::gray {
+
+void LevelDifference::add(std::span<const std::uint8_t> a, std::span<const std::uint8_t> b) {
+  if (a.size() != b.size())
+    throw std::invalid_argument(fmt::format("gray difference of images of {} and {} bytes", a.size(), b.size()));
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    const int d = std::abs(static_cast<int>(a[i]) - static_cast<int>(b[i]));
+    max = std::max(max, d);
+    sum += d;
+  }
+  count += a.size();
+}
+
+void LevelDifference::add(const LevelDifference& other) noexcept {
+  max = std::max(max, other.max);
+  sum += other.sum;
+  count += other.count;
+}
 
 const char* to_string(Decode decode) noexcept { return decode == Decode::gpu ? "gpu" : "cpu"; }
 

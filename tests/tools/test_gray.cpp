@@ -191,16 +191,6 @@ Options host_options() {
   return o;
 }
 
-std::vector<Job> jobs_for(const std::vector<fs::path>& files, const fs::path& out, io::ImageFormat f = io::ImageFormat::png) {
-  std::vector<Job> jobs;
-  for (const auto& p : files) {
-    fs::path name = p.filename();
-    name.replace_extension(output_extension(f));
-    jobs.push_back({p, out / name});
-  }
-  return jobs;
-}
-
 TEST(GrayRun, EveryVariantMatchesTheReferenceExactly) {
   TempDir d;
   const auto files = write_every_variant(d / "in");

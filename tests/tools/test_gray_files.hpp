@@ -5,6 +5,7 @@
 
 #include "streampipe/io/image.hpp"
 #include "streampipe/ops/rgb_to_gray.hpp"
+#include "streampipe/tools/gray.hpp"
 #include "streampipe/tools/gray_pixels.hpp"
 
 #include <gtest/gtest.h>
@@ -15,6 +16,7 @@
 #include <random>
 #include <string>
 #include <unistd.h>
+#include <vector>
 
 namespace streampipe::tools::gray::testing {
 namespace fs = std::filesystem;
@@ -117,6 +119,18 @@ inline std::vector<fs::path> write_every_variant(const fs::path& dir, std::uint3
   files.push_back(dir / "jpeg-gray.jpeg");
   write_jpeg(files.back(), random_image(w + 1, h, 1, 8, seed++));
   return files;
+}
+
+// One job per input file: OUT/<input name with the format's extension>.
+inline std::vector<Job> jobs_for(const std::vector<fs::path>& files, const fs::path& out,
+                                 io::ImageFormat format = io::ImageFormat::png) {
+  std::vector<Job> jobs;
+  for (const auto& p : files) {
+    fs::path name = p.filename();
+    name.replace_extension(output_extension(format));
+    jobs.push_back({p, out / name});
+  }
+  return jobs;
 }
 
 }  // namespace streampipe::tools::gray::testing

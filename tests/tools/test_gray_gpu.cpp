@@ -22,16 +22,6 @@ Options gpu_options() {
   return o;
 }
 
-std::vector<Job> jobs_for(const std::vector<fs::path>& files, const fs::path& out) {
-  std::vector<Job> jobs;
-  for (const auto& p : files) {
-    fs::path name = p.filename();
-    name.replace_extension(".png");
-    jobs.push_back({p, out / name});
-  }
-  return jobs;
-}
-
 TEST(GrayGpu, EveryVariantMatchesTheHostReference) {
   SP_REQUIRE_GPU();
   TempDir d;

@@ -12,6 +12,7 @@
 #include "streampipe/cuda/stream.hpp"
 #include "streampipe/io/gpu_jpeg_decoder.hpp"
 #include "streampipe/tools/gray.hpp"
+#include "streampipe/tools/gray_decode.hpp"
 #include "streampipe/tools/gray_synthetic.hpp"
 
 #include <cuda_runtime_api.h>
@@ -25,25 +26,9 @@ namespace streampipe::tools::gray {
 namespace {
 using namespace testing;
 
-// The documented tolerance of --decode gpu against --decode cpu (docs/gray.md).
-constexpr int kMaxLevels = 8;
-constexpr double kMeanLevels = 0.5;
-
-struct Difference {
-  int max = 0;
-  double sum = 0;
-  std::size_t count = 0;
-  void add(std::span<const std::uint8_t> a, std::span<const std::uint8_t> b) {
-    ASSERT_EQ(a.size(), b.size());
-    for (std::size_t i = 0; i < a.size(); ++i) {
-      const int d = std::abs(static_cast<int>(a[i]) - static_cast<int>(b[i]));
-      max = std::max(max, d);
-      sum += d;
-    }
-    count += a.size();
-  }
-  [[nodiscard]] double mean() const { return count ? sum / static_cast<double>(count) : 0; }
-};
+using Difference = LevelDifference;  // held to the documented tolerance (docs/gray.md)
+constexpr int kMaxLevels = LevelDifference::kMaxLevels;
+constexpr double kMeanLevels = LevelDifference::kMeanLevels;
 
 std::vector<std::uint8_t> luma(std::span<const std::uint8_t> rgb) {
   std::vector<std::uint8_t> gray(rgb.size() / 3);
@@ -126,16 +111,6 @@ TEST(GpuJpegDecoder, RefusesBadInputWithTheStatusName) {
     EXPECT_NE(e.status(), 0);
     EXPECT_NE(std::string(e.what()).find("NVJPEG_STATUS_"), std::string::npos) << e.what();
   }
-}
-
-std::vector<Job> jobs_for(const std::vector<fs::path>& files, const fs::path& out) {
-  std::vector<Job> jobs;
-  for (const auto& p : files) {
-    fs::path name = p.filename();
-    name.replace_extension(".png");
-    jobs.push_back({p, out / name});
-  }
-  return jobs;
 }
 
 TEST(GrayGpuDecode, RunMatchesTheCpuDecodePath) {

@@ -10,6 +10,7 @@
 // may differ from the CPU path's by a few levels (docs/gray.md gives the tolerance).
 
 #include <cstddef>
+#include <cstdint>
 #include <optional>
 #include <span>
 #include <string>
@@ -29,5 +30,23 @@ enum class Decode { cpu, gpu };
 // Why the file's bytes go to the CPU decoder under --decode gpu (a short reason shared by
 // every file of its kind, e.g. "PNG file"), or nullopt when nvJPEG decodes them.
 [[nodiscard]] std::optional<std::string> gpu_decode_refusal(std::span<const std::byte> file);
+
+// How far GPU-decoded gray values are from the CPU decode's, and the documented bound
+// (docs/gray.md) that the GPU tests and `bench gray` hold them to.
+struct LevelDifference {
+  static constexpr int kMaxLevels = 8;
+  static constexpr double kMeanLevels = 0.5;
+
+  int max = 0;
+  double sum = 0;
+  std::uint64_t count = 0;
+
+  // Adds the per-pixel differences of two equally sized gray (or RGB) images; throws
+  // std::invalid_argument when the sizes differ.
+  void add(std::span<const std::uint8_t> a, std::span<const std::uint8_t> b);
+  void add(const LevelDifference& other) noexcept;
+  [[nodiscard]] double mean() const noexcept { return count ? sum / static_cast<double>(count) : 0.0; }
+  [[nodiscard]] bool within_tolerance() const noexcept { return max <= kMaxLevels && mean() <= kMeanLevels; }
+};
 
 }  // namespace streampipe::tools::gray
