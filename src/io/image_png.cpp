@@ -266,9 +266,11 @@ PngEncoding resolve_png_encoding(const PngWriteOptions& options) {
   if (level < 0 || level > 9) throw std::invalid_argument(fmt::format("PNG compression level {} is not in 0-9", level));
   PngEncoding e{options.filter, options.strategy, level};
   if (e.filter == PngFilter::automatic)
-    e.filter = level == 0 ? PngFilter::none : level <= 6 ? PngFilter::up : PngFilter::all;
+    e.filter = level == 0 ? PngFilter::none : level == 1 ? PngFilter::up : PngFilter::all;
   if (e.strategy == PngStrategy::automatic)
-    e.strategy = level == 1 ? PngStrategy::rle : e.filter == PngFilter::none ? PngStrategy::deflate : PngStrategy::filtered;
+    e.strategy = (level == 1 || level == 2)     ? PngStrategy::rle
+                 : e.filter == PngFilter::none ? PngStrategy::deflate  // libpng's rule
+                                               : PngStrategy::filtered;
   return e;
 }
 

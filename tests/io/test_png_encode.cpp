@@ -147,9 +147,9 @@ TEST(PngEncodeChoices, AutomaticChoicesFollowTheTable) {
   for (int level = 0; level <= 9; ++level) {
     const PngEncoding e = resolve_png_encoding({.compression = level});
     EXPECT_EQ(e.level, level);
-    const PngFilter want_filter = level == 0 ? PngFilter::none : level <= 6 ? PngFilter::up : PngFilter::all;
-    const PngStrategy want_strategy = level == 0   ? PngStrategy::deflate
-                                      : level == 1 ? PngStrategy::rle
+    const PngFilter want_filter = level == 0 ? PngFilter::none : level == 1 ? PngFilter::up : PngFilter::all;
+    const PngStrategy want_strategy = level == 0 ? PngStrategy::deflate
+                                      : level <= 2 ? PngStrategy::rle
                                                    : PngStrategy::filtered;
     EXPECT_EQ(e.filter, want_filter) << "level " << level;
     EXPECT_EQ(e.strategy, want_strategy) << "level " << level;
@@ -161,6 +161,7 @@ TEST(PngEncodeChoices, AutomaticChoicesFollowTheTable) {
   EXPECT_EQ(resolve_png_encoding({.compression = 4, .filter = PngFilter::none}).strategy, PngStrategy::deflate);
   EXPECT_EQ(resolve_png_encoding({.compression = 4, .filter = PngFilter::sub}).strategy, PngStrategy::filtered);
   EXPECT_EQ(resolve_png_encoding({.compression = 1, .filter = PngFilter::all}).strategy, PngStrategy::rle);
+  EXPECT_EQ(resolve_png_encoding({.compression = 2, .filter = PngFilter::none}).strategy, PngStrategy::rle);
 }
 
 TEST(PngEncodeChoices, RejectsLevelsOutsideZeroToNine) {

@@ -109,9 +109,10 @@ struct PngWriteOptions {
 // gray photos and flat graphics (docs/image-io.md; the same for every layout, since Image
 // has no palette or sub-byte depth, where libpng recommends no filter):
 //   level 0   filter none, stored        (filtering cannot pay without compression)
-//   level 1   filter up,   rle           (~2x faster than libpng's level 1, smaller)
-//   level 2-6 filter up,   filtered      (zlib's level; up is the best single filter)
-//   level 7-9 filter all,  filtered      (libpng's defaults: smallest, slowest)
+//   level 1   filter up,   rle           (~2x faster than libpng's level 1, and smaller)
+//   level 2   filter all,  rle           (smaller again on photos and flat graphics)
+//   level 3-9 filter all,  filtered      (libpng's defaults: zlib's string matching, which
+//                                         pays on repeats such as text, not on photo grain)
 // Lossless whatever the choice. Throws std::invalid_argument for a level outside 0-9.
 struct PngEncoding {
   PngFilter filter;
