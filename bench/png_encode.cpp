@@ -186,6 +186,19 @@ std::vector<Setting> settings(const std::vector<int>& levels) {
       out.push_back(s);
     }
   };
+  // libpng's adaptive choice restricted to a few filters: the per-row heuristic on fewer candidates.
+  for (const auto& [fname, fmask] : {std::pair{"up|avg", PNG_FILTER_UP | PNG_FILTER_AVG},
+                                     std::pair{"sub|up", PNG_FILTER_SUB | PNG_FILTER_UP},
+                                     std::pair{"none|up|avg", PNG_FILTER_NONE | PNG_FILTER_UP | PNG_FILTER_AVG}})
+    for (const auto& z : {kStrategies[2], kStrategies[0]}) {
+      Setting s;
+      s.group = "adaptive over a subset, level 1";
+      s.filter = fname;
+      s.filters = fmask;
+      s.strategy = z.name;
+      s.zstrategy = z.value;
+      out.push_back(s);
+    }
   variant("png_write_row per row", [](Setting& s) { s.by_rows = true; });
   variant("compression buffer 256 KiB", [](Setting& s) { s.buffer = 256 * 1024; });
   variant("mem level 9", [](Setting& s) { s.mem_level = 9; });
