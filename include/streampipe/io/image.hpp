@@ -83,7 +83,7 @@ struct ImageReadOptions {
 
 // PNG row filter: the predictor each row is stored as the difference from. `all` is
 // libpng's adaptive choice per row (tries all five, keeps the smallest sum of residuals),
-// which costs ~4x a single filter's time. `automatic` picks by level (resolve_png_encoding).
+// which costs 5-8x a single filter's time. `automatic` picks by level (resolve_png_encoding).
 enum class PngFilter { automatic, none, sub, up, average, paeth, all };
 // zlib's match finder: `deflate` (Z_DEFAULT_STRATEGY), `filtered` (Z_FILTERED, libpng's
 // default for filtered rows), `rle` (Z_RLE: runs only, distance 1; about as fast as
