@@ -50,7 +50,7 @@ struct GrayBenchOptions {
   std::string size = "1920x1080";
   std::string input_format = "jpeg";
   std::string output_format = "png";
-  int compression = 6;
+  int compression = 1;
   int threads = 0;
   int lanes = 0;
 };

@@ -40,7 +40,7 @@ struct FileResult {
 struct Options {
   io::ImageFormat format = io::ImageFormat::png;
   int jpeg_quality = 90;     // 1-100
-  int png_compression = 6;   // zlib level 0-9
+  int png_compression = 1;   // 0-9; 1: up filter + run-length zlib, fast for photos (docs/image-io.md)
   bool force = false;        // replace existing outputs
   Decode decode = Decode::cpu;  // gpu: needs nvJPEG (gpu_decode_available()) and the GPU backend
   pipeline::Backend backend = pipeline::Backend::automatic;
