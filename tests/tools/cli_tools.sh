@@ -3,23 +3,7 @@
 # host backend): known patterns, outputs written, and exit status 2 for every bad input.
 set -uo pipefail
 cli="${1:?usage: cli_tools.sh path/to/streampipe}"
-dir="$(mktemp -d)"
-trap 'rm -rf "$dir"' EXIT
-cd "$dir"
-failures=0
-
-expect() {  # expect STATUS DESCRIPTION -- command...
-  local want="$1" what="$2"
-  shift 3
-  "$@" >out.txt 2>err.txt
-  local got=$?
-  if [[ $got -ne $want ]]; then
-    echo "FAIL: $what: exit $got, expected $want"; cat out.txt err.txt; failures=$((failures + 1))
-  fi
-}
-contains() {  # contains FILE TEXT DESCRIPTION
-  if ! grep -qF -- "$2" "$1"; then echo "FAIL: $3: '$2' not in $1"; cat "$1"; failures=$((failures + 1)); fi
-}
+source "$(dirname "$0")/../support/cli_test.sh"
 
 printf '#N Glider\nx = 3, y = 3, rule = B3/S23\nbob$2bo$3o!\n' > glider.rle
 printf '!Name: Blinker\nOOO\n' > blinker.cells
@@ -74,5 +58,4 @@ expect 2 "mandelbrot both region and center" -- "$cli" mandelbrot --region -2,1,
 expect 2 "mandelbrot precision" -- "$cli" mandelbrot --precision half
 expect 2 "mandelbrot size" -- "$cli" mandelbrot --size 12
 
-if [[ $failures -gt 0 ]]; then echo "$failures failure(s)"; exit 1; fi
-echo "all CLI checks passed"
+finish "all CLI checks passed"

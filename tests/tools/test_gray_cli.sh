@@ -4,23 +4,7 @@
 # JSON / trace / Gantt outputs. Pixel values are checked by the C++ tests (test_gray*.cpp).
 set -uo pipefail
 cli="${1:?usage: test_gray_cli.sh path/to/streampipe}"
-dir="$(mktemp -d)"
-trap 'rm -rf "$dir"' EXIT
-cd "$dir"
-failures=0
-
-expect() {  # expect STATUS DESCRIPTION -- command...
-  local want="$1" what="$2"
-  shift 3
-  "$@" >out.txt 2>err.txt
-  local got=$?
-  if [[ $got -ne $want ]]; then
-    echo "FAIL: $what: exit $got, expected $want"; cat out.txt err.txt; failures=$((failures + 1))
-  fi
-}
-contains() {  # contains FILE TEXT DESCRIPTION
-  if ! grep -qF -- "$2" "$1"; then echo "FAIL: $3: '$2' not in $1"; cat "$1"; failures=$((failures + 1)); fi
-}
+source "$(dirname "$0")/../support/cli_test.sh"
 is_gray_png() {  # IHDR colour type (byte 26) 0 = gray, bit depth (byte 25) 8
   local f="$1"
   if [[ "$(head -c 4 "$f" 2>/dev/null | tail -c 3)" != "PNG" ]] || [[ "$(od -An -tu1 -j24 -N2 "$f" | tr -s ' ')" != " 8 0" ]]; then
@@ -118,5 +102,4 @@ case $rc in
   *) echo "FAIL: --decode gpu: exit $rc"; cat out.txt err.txt; failures=$((failures + 1)) ;;
 esac
 
-if [[ $failures -gt 0 ]]; then echo "$failures failure(s)"; exit 1; fi
-echo "all gray CLI checks passed"
+finish "all gray CLI checks passed"
