@@ -49,6 +49,7 @@ struct ServeOptions {
   int lanes = 2;
   int queue = 4096;
   std::string sync = "spin";
+  int idle_spin_us = 500;
   std::string backend = "auto";
   double window_ms = 200;
   int pool_rows = 16;
@@ -185,6 +186,7 @@ int run_serve_bench(const ServeOptions& so, const BenchOptions& bo) {
   out["model"] = {{"layers", sizes}, {"flops_per_request", weights.flops_per_row()}, {"seed", so.seed}};
   out["config"] = {{"max_batch", so.max_batch},   {"preferred", so.preferred}, {"max_queue_delay_us", so.max_delay_us},
                    {"lanes", so.lanes},           {"queue", so.queue},         {"sync", so.sync},
+                   {"idle_spin_us", so.idle_spin_us},
                    {"window_ms", so.window_ms},   {"windows", bo.runs},        {"reference_windows", bo.runs * 4}, {"warmup_windows", bo.warmup},
                    {"concurrency", so.concurrency}, {"open_loop_rates", so.rates}};
   std::string device_name = "host";
@@ -224,6 +226,7 @@ int run_serve_bench(const ServeOptions& so, const BenchOptions& bo) {
     o.policy = mode.batching ? policy : BatchPolicy{1, {}, std::chrono::microseconds(0)};
     o.max_queue_size = static_cast<std::size_t>(so.queue);
     o.record_queries = true;
+    o.idle_spin = std::chrono::microseconds(so.idle_spin_us);
     DynamicBatcher batcher(*exec, o);  // prepares (captures) every bucket's plan: the warm-up of the plans
     const std::size_t loads = open_loop ? so.rates.size() : so.concurrency.size();
     for (std::size_t li = 0; li < loads; ++li) {
@@ -451,6 +454,10 @@ Command add_serve(CLI::App& parent, const char* name, const char* help) {
   sub->add_option("--queue", so->queue, "bounded queue size (requests beyond it are rejected)")
       ->capture_default_str()->check(CLI::Range(1, 1 << 24));
   sub->add_option("--sync", so->sync, "how lanes wait for the GPU: spin or blocking")->capture_default_str();
+  sub->add_option("--idle-spin-us", so->idle_spin_us,
+                  "how long an idle lane polls the queue before it sleeps (0: at once); polling spares a "
+                  "thread wake-up per batch and costs a busy core per polling lane")
+      ->capture_default_str()->check(CLI::Range(0, 10000000));
   sub->add_option("--backend", so->backend, "auto, gpu or host (the host backend runs the CPU reference)")
       ->capture_default_str();
   sub->add_option("--window-ms", so->window_ms, "length of one timing window (--runs measured, --warmup untimed)")

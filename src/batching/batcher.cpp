@@ -64,10 +64,9 @@ DynamicBatcher::DynamicBatcher(BatchExecutor& executor, BatcherOptions options)
   executor_.prepare(buckets_);
   const std::size_t n = executor_.lanes();
   lanes_.reserve(n);
-  for (std::size_t i = 0; i < n; ++i) lanes_.push_back(std::make_unique<Lane>());
   try {
-    for (std::size_t i = 0; i < n; ++i) lanes_[i]->thread = std::thread([this, i] { lane_loop(i); });
-    scheduler_ = std::thread([this] { scheduler_loop(); });
+    for (std::size_t i = 0; i < n; ++i) lanes_.emplace_back([this, i] { lane_loop(i); });
+    timekeeper_ = std::thread([this] { timekeeper_loop(); });
   } catch (...) {
     shutdown(ShutdownMode::cancel);
     throw;
@@ -107,6 +106,8 @@ std::future<RequestResult> DynamicBatcher::submit(const Request& request) {
   const auto timeout = request.timeout.count() > 0 ? request.timeout : options_.default_timeout;
   if (timeout.count() > 0) p.deadline = p.submitted + timeout;
   auto future = p.promise.get_future();
+  const bool has_deadline = p.deadline != Clock::time_point::max();
+  bool wake_lane = false;
   {
     std::lock_guard lock(mu_);
     if (stopping_) {
@@ -121,8 +122,12 @@ std::future<RequestResult> DynamicBatcher::submit(const Request& request) {
     if (p.deadline != Clock::time_point::max()) ++with_deadline_;
     queues_[static_cast<std::size_t>(request.priority)].push_back(std::move(p));
     ++pending_;
+    submissions_.fetch_add(1, std::memory_order_release);
+    wake_lane = sleeping_lanes_ > 0;
   }
-  scheduler_cv_.notify_one();
+  // Polling lanes see submissions_ change; only a sleeping one costs a wake-up.
+  if (wake_lane) lanes_cv_.notify_one();
+  if (has_deadline) timekeeper_cv_.notify_one();
   return future;
 }
 
@@ -158,52 +163,63 @@ Clock::time_point DynamicBatcher::oldest_submit() const {
   return t;
 }
 
-void DynamicBatcher::scheduler_loop() {
+void DynamicBatcher::take_all(std::vector<Pending>& out) {
+  for (auto& q : queues_) {
+    stats_.cancelled += q.size();
+    for (auto& p : q) out.push_back(std::move(p));
+    q.clear();
+  }
+  pending_ = 0;
+  with_deadline_ = 0;
+}
+
+void DynamicBatcher::fail_all(std::vector<Pending>& requests, Clock::time_point now) {
+  for (auto& p : requests) {
+    const bool expired = p.deadline <= now;
+    p.promise.set_value(expired ? error_result(RequestStatus::timed_out,
+                                               fmt::format("request timed out after {:.3f} ms in the queue",
+                                                           ms_since(p.submitted, now)))
+                                : error_result(RequestStatus::cancelled, "request cancelled: the batcher shut down"));
+  }
+  requests.clear();
+}
+
+// Lanes fail expired requests when they look at the queue; this thread does it while they
+// are all busy, sleeping until the earliest deadline (forever when no request has one).
+void DynamicBatcher::timekeeper_loop() {
   std::unique_lock lock(mu_);
-  std::vector<Pending> failed;
-  for (;;) {
+  std::vector<Pending> expired;
+  while (!stopping_) {
     const auto now = Clock::now();
-    take_expired(now, failed);
-    if (stopping_ && mode_ == ShutdownMode::cancel) {
-      for (auto& q : queues_) {
-        for (auto& p : q) failed.push_back(std::move(p));
-        stats_.cancelled += q.size();
-        q.clear();
-      }
-      pending_ = 0;
-      with_deadline_ = 0;
-    }
-    if (!failed.empty()) {
-      std::vector<Pending> batch = std::move(failed);
-      failed.clear();
+    take_expired(now, expired);
+    if (!expired.empty()) {
       lock.unlock();
-      for (auto& p : batch) {
-        const bool expired = p.deadline <= now;
-        p.promise.set_value(
-            expired ? error_result(RequestStatus::timed_out,
-                                   fmt::format("request timed out after {:.3f} ms in the queue",
-                                               ms_since(p.submitted, now)))
-                    : error_result(RequestStatus::cancelled, "request cancelled: the batcher shut down"));
-      }
+      fail_all(expired, now);
       lock.lock();
       continue;
     }
-    if (stopping_ && pending_ == 0) return;
+    const auto wake = earliest_deadline();
+    if (wake == Clock::time_point::max())
+      timekeeper_cv_.wait(lock);
+    else
+      timekeeper_cv_.wait_until(lock, wake);
+  }
+}
 
-    Lane* idle = nullptr;
-    std::size_t idle_index = 0;
-    for (std::size_t i = 0; i < lanes_.size(); ++i)
-      if (!lanes_[i]->busy) {
-        idle = lanes_[i].get();
-        idle_index = i;
-        break;
-      }
-    auto wake = earliest_deadline();
-    if (idle != nullptr && pending_ > 0) {
+bool DynamicBatcher::next_batch(std::unique_lock<std::mutex>& lock, Work& work, std::vector<Pending>& expired,
+                                bool block) {
+  const auto spin_end = Clock::now() + options_.idle_spin;
+  for (;;) {
+    const auto now = Clock::now();
+    take_expired(now, expired);
+    if (!expired.empty()) return true;
+    // Draining: everything queued goes now. Cancelling: shutdown() emptied the queue.
+    if (stopping_ && pending_ == 0) return false;
+    auto until = Clock::time_point::max();
+    if (pending_ > 0) {
       BatchDecision d = decide_batch(pending_, now - oldest_submit(), options_.policy);
-      if (stopping_) d.take = std::min(pending_, options_.policy.max_batch_size);  // drain now
+      if (stopping_) d.take = std::min(pending_, options_.policy.max_batch_size);
       if (d.dispatch()) {
-        Work work;
         work.requests.reserve(d.take);
         for (auto& q : queues_) {
           while (!q.empty() && work.requests.size() < d.take) {
@@ -215,78 +231,112 @@ void DynamicBatcher::scheduler_loop() {
         pending_ -= work.requests.size();
         work.bucket = bucket_for(work.requests.size(), buckets_);
         work.dispatched = now;
-        const auto b = static_cast<std::size_t>(
-            std::lower_bound(buckets_.begin(), buckets_.end(), work.bucket) - buckets_.begin());
+        const auto b = static_cast<std::size_t>(std::lower_bound(buckets_.begin(), buckets_.end(), work.bucket) -
+                                                buckets_.begin());
         ++stats_.batches_per_bucket[b];
         ++stats_.batches;
         stats_.padded_rows += work.bucket - work.requests.size();
-        idle->work = std::move(work);
-        idle->busy = true;
-        lanes_[idle_index]->cv.notify_one();
-        continue;
+        return true;
       }
-      if (d.wait != std::chrono::nanoseconds::max()) wake = std::min(wake, now + d.wait);
+      until = now + d.wait;
     }
-    if (wake == Clock::time_point::max())
-      scheduler_cv_.wait(lock);
+    if (!block) return true;
+    if (now < spin_end) {
+      // Poll without the lock until something is submitted, shutdown begins, the queue
+      // delay runs out or the polling time ends; then look again under the lock.
+      const auto seen = submissions_.load(std::memory_order_acquire);
+      const auto stop = std::min(until, spin_end);
+      lock.unlock();
+      while (submissions_.load(std::memory_order_acquire) == seen && !stopping_hint_.load(std::memory_order_acquire) &&
+             Clock::now() < stop) {
+      }
+      lock.lock();
+      continue;
+    }
+    ++sleeping_lanes_;
+    if (until == Clock::time_point::max())
+      lanes_cv_.wait(lock);
     else
-      scheduler_cv_.wait_until(lock, wake);
+      lanes_cv_.wait_until(lock, until);
+    --sleeping_lanes_;
   }
 }
 
+// A lane keeps up to two batches: while one runs on the device the lane waits for it,
+// then launches the next one at once (everything that queued up meanwhile) and only then
+// completes the finished one, so the device does not wait for the host's bookkeeping
+// (writing outputs, waking each request's client).
 void DynamicBatcher::lane_loop(std::size_t index) {
-  Lane& lane = *lanes_[index];
+  std::vector<Pending> expired;
+  std::optional<Work> in_flight;
+  std::size_t free_slot = 0;
   for (;;) {
+    if (in_flight) executor_.wait(index, in_flight->slot);
     Work work;
+    bool more = true;
     {
       std::unique_lock lock(mu_);
-      lane.cv.wait(lock, [&] { return lane.work.has_value() || lanes_stop_; });
-      if (!lane.work) return;
-      work = std::move(*lane.work);
-      lane.work.reset();
+      // With a batch in flight only a batch that may go now: waiting here for company
+      // would hold back the finished batch's requests.
+      more = next_batch(lock, work, expired, !in_flight);
     }
-    complete(index, work);
-    {
-      std::lock_guard lock(mu_);
-      lane.busy = false;
+    if (!expired.empty()) fail_all(expired, Clock::now());
+    std::optional<Work> launched;
+    if (!work.requests.empty()) {
+      work.slot = free_slot;
+      if (launch(index, work)) {
+        launched = std::move(work);
+        free_slot = (free_slot + 1) % kSlotsPerLane;
+      }
     }
-    scheduler_cv_.notify_one();
+    if (in_flight) finish(index, *in_flight);
+    in_flight = std::move(launched);
+    if (!more && !in_flight) return;
   }
 }
 
-void DynamicBatcher::complete(std::size_t lane, Work& work) {
-  Batch batch;
-  batch.bucket = work.bucket;
-  batch.inputs.reserve(work.requests.size());
-  batch.outputs.reserve(work.requests.size());
+bool DynamicBatcher::launch(std::size_t lane, Work& work) {
+  work.batch.bucket = work.bucket;
+  work.batch.inputs.reserve(work.requests.size());
+  work.batch.outputs.reserve(work.requests.size());
   for (const auto& p : work.requests) {
-    batch.inputs.push_back(p.request.input);
-    batch.outputs.push_back(p.request.output);
+    work.batch.inputs.push_back(p.request.input);
+    work.batch.outputs.push_back(p.request.output);
   }
-  const auto begin = Clock::now();
-  BatchTiming timing;
-  bool error = false;
-  std::string message;
+  work.launched = Clock::now();
   try {
-    timing = executor_.run(lane, batch);
+    executor_.launch(lane, work.slot, work.batch);
+    return true;
   } catch (const std::exception& e) {
-    error = true;
-    message = e.what();
+    fail_batch(lane, work, e.what());
   } catch (...) {
-    error = true;
-    message = "unknown exception";
+    fail_batch(lane, work, "unknown exception");
   }
-  const auto end = Clock::now();
-  if (error) {
-    {
-      std::lock_guard lock(mu_);
-      stats_.failed += work.requests.size();
-    }
-    const std::string text = fmt::format("request failed: its batch of {} (bucket {}, lane {}) failed: {}",
-                                         work.requests.size(), work.bucket, lane, message);
-    for (auto& p : work.requests) p.promise.set_value(error_result(RequestStatus::failed, text));
+  return false;
+}
+
+void DynamicBatcher::fail_batch(std::size_t lane, Work& work, const std::string& why) {
+  {
+    std::lock_guard lock(mu_);
+    stats_.failed += work.requests.size();
+  }
+  const std::string text = fmt::format("request failed: its batch of {} (bucket {}, lane {}) failed: {}",
+                                       work.requests.size(), work.bucket, lane, why);
+  for (auto& p : work.requests) p.promise.set_value(error_result(RequestStatus::failed, text));
+}
+
+void DynamicBatcher::finish(std::size_t lane, Work& work) {
+  BatchTiming timing;
+  try {
+    timing = executor_.finish(lane, work.slot, work.batch);
+  } catch (const std::exception& e) {
+    fail_batch(lane, work, e.what());
+    return;
+  } catch (...) {
+    fail_batch(lane, work, "unknown exception");
     return;
   }
+  const auto end = Clock::now();
   {
     std::lock_guard lock(mu_);
     stats_.completed += work.requests.size();
@@ -294,7 +344,7 @@ void DynamicBatcher::complete(std::size_t lane, Work& work) {
       for (const auto& p : work.requests) {
         report::QueryRecord r;
         r.submit_ms = ms_since(origin_, p.submitted);
-        r.enqueue_begin_ms = ms_since(origin_, begin);
+        r.enqueue_begin_ms = ms_since(origin_, work.launched);
         r.enqueue_end_ms = r.enqueue_begin_ms + timing.enqueue_ms;
         r.complete_ms = ms_since(origin_, end);
         r.h2d_ms = timing.h2d_ms;
@@ -312,28 +362,26 @@ void DynamicBatcher::complete(std::size_t lane, Work& work) {
 
 void DynamicBatcher::shutdown(ShutdownMode mode) {
   std::call_once(shutdown_once_, [&] {
+    std::vector<Pending> cancelled;
     {
       std::lock_guard lock(mu_);
       stopping_ = true;
-      mode_ = mode;
+      if (mode == ShutdownMode::cancel) take_all(cancelled);
+      stopping_hint_.store(true, std::memory_order_release);
     }
-    scheduler_cv_.notify_all();
-    if (scheduler_.joinable()) scheduler_.join();
+    fail_all(cancelled, Clock::now());
+    lanes_cv_.notify_all();
+    timekeeper_cv_.notify_all();
+    if (timekeeper_.joinable()) timekeeper_.join();
+    // Lanes finish their batch in flight and, when draining, run what is queued.
+    for (auto& lane : lanes_)
+      if (lane.joinable()) lane.join();
+    // Without lanes (a failed start) nothing ran the queue: cancel what is left.
     {
       std::lock_guard lock(mu_);
-      lanes_stop_ = true;
-      // Without a scheduler (a failed start), nothing drains the queue: cancel it.
-      for (auto& q : queues_) {
-        for (auto& p : q)
-          p.promise.set_value(error_result(RequestStatus::cancelled, "request cancelled: the batcher shut down"));
-        stats_.cancelled += q.size();
-        q.clear();
-      }
-      pending_ = 0;
+      take_all(cancelled);
     }
-    for (auto& lane : lanes_) lane->cv.notify_all();
-    for (auto& lane : lanes_)
-      if (lane->thread.joinable()) lane->thread.join();
+    fail_all(cancelled, Clock::now());
   });
 }
 

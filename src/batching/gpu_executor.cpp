@@ -10,22 +10,43 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <array>
 #include <chrono>
 #include <map>
 #include <stdexcept>
+#include <utility>
 
 namespace streampipe::batching {
 
-struct GpuExecutor::Lane {
-  Lane(const Device& d, EventWait wait)
-      : stream(d), start(d), copied_in(d), computed(d), done(d, EventTiming::enabled, wait) {}
-  Stream stream;
+// A slot holds one batch in flight: its pinned staging and its events. The device buffers
+// and the model's scratch are the lane's, shared by both slots: the lane's one stream
+// orders the second batch's upload after the first batch's download.
+struct GpuExecutor::Slot {
+  Slot(const Device& d, EventWait wait) : start(d), copied_in(d), computed(d), done(d, EventTiming::enabled, wait) {}
   PinnedBuffer<float> h_in, h_out;
+  Event start, copied_in, computed, done;
+  double enqueue_ms = 0;
+  bool in_flight = false;
+  bool waited = false;
+  cudaError_t status = cudaSuccess;  // of the wait for `done`
+
+  // Spins or sleeps as `done` was created (GpuExecutorOptions::sync).
+  void wait() noexcept {
+    if (in_flight && !waited) {
+      status = cudaEventSynchronize(done.handle());
+      waited = true;
+    }
+  }
+};
+
+struct GpuExecutor::Lane {
+  Lane(const Device& d, EventWait wait) : stream(d), slots{Slot(d, wait), Slot(d, wait)} {}
+  Stream stream;
   DeviceBuffer<float> d_in, d_out;
   std::unique_ptr<ModelLane> model;
   std::map<std::size_t, GraphExec> plans;  // bucket -> graph (graphs on)
   std::vector<std::size_t> prepared;       // buckets prepared (graphs off)
-  Event start, copied_in, computed, done;
+  std::array<Slot, kSlotsPerLane> slots;
 };
 
 GpuExecutor::GpuExecutor(const Device& device, DeviceModel& model, GpuExecutorOptions options)
@@ -55,11 +76,13 @@ void GpuExecutor::prepare(std::span<const std::size_t> buckets) {
   const std::size_t in = model_.input_size(), out = model_.output_size();
   for (auto& lane_ptr : lanes_) {
     Lane& lane = *lane_ptr;
-    lane.h_in = PinnedBuffer<float>(largest * in);
-    lane.h_out = PinnedBuffer<float>(largest * out);
+    for (Slot& slot : lane.slots) {
+      slot.h_in = PinnedBuffer<float>(largest * in);
+      slot.h_out = PinnedBuffer<float>(largest * out);
+      std::fill(slot.h_in.begin(), slot.h_in.end(), 0.0f);
+    }
     lane.d_in = DeviceBuffer<float>(device_, largest * in);
     lane.d_out = DeviceBuffer<float>(device_, largest * out);
-    std::fill(lane.h_in.begin(), lane.h_in.end(), 0.0f);
     // Warm-up runs compute on zeros, never on uninitialized memory.
     SP_CUDA_CHECK(cudaMemsetAsync(lane.d_in.data(), 0, lane.d_in.bytes(), lane.stream.handle()));
     lane.model = model_.make_lane(lane.stream.ref(), largest);
@@ -81,60 +104,97 @@ void GpuExecutor::prepare(std::span<const std::size_t> buckets) {
       }
       lane.prepared.push_back(b);
       // The plan's first use, copies included, happens here and not in a measured request.
-      (void)execute(lane, b, b);
+      for (Slot& slot : lane.slots) {
+        enqueue(lane, slot, b, b);
+        (void)complete(lane, slot);
+      }
     }
   }
 }
 
-BatchTiming GpuExecutor::execute(Lane& lane, std::size_t rows, std::size_t bucket) {
+void GpuExecutor::enqueue(Lane& lane, Slot& slot, std::size_t rows, std::size_t bucket) {
   const std::size_t in = model_.input_size(), out = model_.output_size();
   const StreamRef s = lane.stream.ref();
-  lane.start.record(s);
-  SP_CUDA_CHECK(cudaMemcpyAsync(lane.d_in.data(), lane.h_in.data(), bucket * in * sizeof(float),
-                                cudaMemcpyHostToDevice, s.handle()));
-  lane.copied_in.record(s);
-  // Enqueue time covers the compute only (as trtexec's does): one graph launch, or the
-  // model's launches one by one.
-  const auto t0 = std::chrono::steady_clock::now();
-  if (options_.graphs)
-    lane.plans.at(bucket).launch(s);
-  else
-    lane.model->enqueue(lane.d_in.data(), lane.d_out.data(), bucket);
-  const auto t1 = std::chrono::steady_clock::now();
-  lane.computed.record(s);
-  // Only the real rows come back; padding rows are computed but never copied.
-  SP_CUDA_CHECK(cudaMemcpyAsync(lane.h_out.data(), lane.d_out.data(), rows * out * sizeof(float),
-                                cudaMemcpyDeviceToHost, s.handle()));
-  lane.done.record(s);
-  lane.done.synchronize();
+  try {
+    slot.start.record(s);
+    SP_CUDA_CHECK(cudaMemcpyAsync(lane.d_in.data(), slot.h_in.data(), bucket * in * sizeof(float),
+                                  cudaMemcpyHostToDevice, s.handle()));
+    slot.copied_in.record(s);
+    // Enqueue time covers the compute only (as trtexec's does): one graph launch, or the
+    // model's launches one by one.
+    const auto t0 = std::chrono::steady_clock::now();
+    if (options_.graphs)
+      lane.plans.at(bucket).launch(s);
+    else
+      lane.model->enqueue(lane.d_in.data(), lane.d_out.data(), bucket);
+    const auto t1 = std::chrono::steady_clock::now();
+    slot.computed.record(s);
+    // Only the real rows come back; padding rows are computed but never copied.
+    SP_CUDA_CHECK(cudaMemcpyAsync(slot.h_out.data(), lane.d_out.data(), rows * out * sizeof(float),
+                                  cudaMemcpyDeviceToHost, s.handle()));
+    slot.done.record(s);
+    slot.enqueue_ms = std::chrono::duration<double, std::milli>(t1 - t0).count();
+  } catch (...) {
+    // Nothing of a failed launch may stay running: its copies read and write the slot's
+    // staging, which the next batch refills.
+    SP_CUDA_CHECK_NOTHROW(cudaStreamSynchronize(lane.stream.handle()));
+    throw;
+  }
+  slot.in_flight = true;
+  slot.waited = false;
+}
+
+BatchTiming GpuExecutor::complete(Lane& lane, Slot& slot) {
+  slot.wait();
+  slot.in_flight = false;
+  if (slot.status != cudaSuccess) {
+    const cudaError_t status = std::exchange(slot.status, cudaSuccess);
+    SP_CUDA_CHECK_NOTHROW(cudaStreamSynchronize(lane.stream.handle()));
+    SP_CUDA_CHECK(status);
+  }
   BatchTiming t;
-  t.enqueue_ms = std::chrono::duration<double, std::milli>(t1 - t0).count();
-  t.h2d_ms = elapsed(lane.start, lane.copied_in).count();
-  t.compute_ms = elapsed(lane.copied_in, lane.computed).count();
-  t.d2h_ms = elapsed(lane.computed, lane.done).count();
+  t.enqueue_ms = slot.enqueue_ms;
+  t.h2d_ms = elapsed(slot.start, slot.copied_in).count();
+  t.compute_ms = elapsed(slot.copied_in, slot.computed).count();
+  t.d2h_ms = elapsed(slot.computed, slot.done).count();
   return t;
 }
 
-BatchTiming GpuExecutor::run(std::size_t lane_index, const Batch& batch) {
+GpuExecutor::Lane& GpuExecutor::checked_lane(std::size_t lane_index, std::size_t slot) {
   if (lane_index >= lanes_.size()) throw std::out_of_range(fmt::format("GpuExecutor: no lane {}", lane_index));
-  Lane& lane = *lanes_[lane_index];
+  if (slot >= kSlotsPerLane) throw std::out_of_range(fmt::format("GpuExecutor: no slot {}", slot));
+  return *lanes_[lane_index];
+}
+
+void GpuExecutor::launch(std::size_t lane_index, std::size_t slot_index, const Batch& batch) {
+  Lane& lane = checked_lane(lane_index, slot_index);
+  Slot& slot = lane.slots[slot_index];
+  if (slot.in_flight)
+    throw std::logic_error(fmt::format("GpuExecutor: slot {} of lane {} is busy", slot_index, lane_index));
   if (std::find(lane.prepared.begin(), lane.prepared.end(), batch.bucket) == lane.prepared.end())
     throw std::logic_error(fmt::format("GpuExecutor: bucket {} has no prepared plan", batch.bucket));
   if (batch.size() == 0 || batch.size() > batch.bucket)
     throw std::invalid_argument(fmt::format("GpuExecutor: a batch of {} does not fit bucket {}", batch.size(), batch.bucket));
   const CurrentDeviceGuard guard(device_);
-  const NvtxRange range("GpuExecutor::run");
-  gather_inputs(batch, lane.h_in.span(), model_.input_size());
-  BatchTiming t;
-  try {
-    t = execute(lane, batch.size(), batch.bucket);
-  } catch (...) {
-    // Copies may still be reading the staging buffers: the next batch must not refill them
-    // under a running transfer.
-    SP_CUDA_CHECK_NOTHROW(cudaStreamSynchronize(lane.stream.handle()));
-    throw;
-  }
-  scatter_outputs(lane.h_out.span(), batch, model_.output_size());
+  const NvtxRange range("GpuExecutor::launch");
+  gather_inputs(batch, slot.h_in.span(), model_.input_size());
+  enqueue(lane, slot, batch.size(), batch.bucket);
+}
+
+void GpuExecutor::wait(std::size_t lane_index, std::size_t slot_index) noexcept {
+  if (lane_index >= lanes_.size() || slot_index >= kSlotsPerLane) return;
+  lanes_[lane_index]->slots[slot_index].wait();
+}
+
+BatchTiming GpuExecutor::finish(std::size_t lane_index, std::size_t slot_index, const Batch& batch) {
+  Lane& lane = checked_lane(lane_index, slot_index);
+  Slot& slot = lane.slots[slot_index];
+  if (!slot.in_flight)
+    throw std::logic_error(fmt::format("GpuExecutor: nothing launched in slot {} of lane {}", slot_index, lane_index));
+  const CurrentDeviceGuard guard(device_);
+  const NvtxRange range("GpuExecutor::finish");
+  const BatchTiming t = complete(lane, slot);
+  scatter_outputs(slot.h_out.span(), batch, model_.output_size());
   return t;
 }
 

@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <chrono>
 #include <stdexcept>
+#include <utility>
 
 namespace streampipe::batching {
 
@@ -30,8 +31,10 @@ void HostExecutor::prepare(std::span<const std::size_t> buckets) {
   }
 }
 
-BatchTiming HostExecutor::run(std::size_t lane, const Batch& batch) {
+void HostExecutor::launch(std::size_t lane, std::size_t slot, const Batch& batch) {
   if (lane >= lanes_.size()) throw std::out_of_range(fmt::format("HostExecutor: no lane {}", lane));
+  if (slot >= kSlotsPerLane) throw std::out_of_range(fmt::format("HostExecutor: no slot {}", slot));
+  if (lanes_[lane].launched[slot]) throw std::logic_error(fmt::format("HostExecutor: slot {} of lane {} is busy", slot, lane));
   if (std::find(buckets_.begin(), buckets_.end(), batch.bucket) == buckets_.end())
     throw std::logic_error(fmt::format("HostExecutor: bucket {} has no prepared plan", batch.bucket));
   const std::size_t now_running = ++running_;
@@ -56,7 +59,13 @@ BatchTiming HostExecutor::run(std::size_t lane, const Batch& batch) {
   }
   BatchTiming t;
   t.enqueue_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-  return t;
+  buffers.launched[slot] = t;
+}
+
+BatchTiming HostExecutor::finish(std::size_t lane, std::size_t slot, const Batch&) {
+  if (lane >= lanes_.size() || slot >= kSlotsPerLane || !lanes_[lane].launched[slot])
+    throw std::logic_error(fmt::format("HostExecutor: nothing launched in slot {} of lane {}", slot, lane));
+  return *std::exchange(lanes_[lane].launched[slot], std::nullopt);
 }
 
 std::map<std::size_t, std::size_t> HostExecutor::warmup_uses() const {

@@ -9,8 +9,10 @@
 #include <condition_variable>
 #include <future>
 #include <mutex>
+#include <optional>
 #include <random>
 #include <stdexcept>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -92,10 +94,11 @@ BatcherOptions options(std::size_t max_batch, std::chrono::microseconds delay) {
   return o;
 }
 
-TEST(Batcher, ManyThreadsGetCorrectResults) {
+void many_threads_get_correct_results(std::chrono::microseconds idle_spin) {
   HostExecutor exec(kIn, kOut, 3, model);
   auto o = options(16, 200us);
   o.max_queue_size = 4096;
+  o.idle_spin = idle_spin;
   DynamicBatcher batcher(exec, o);
   constexpr int kThreads = 8, kPerThread = 150;
   std::vector<std::thread> threads;
@@ -123,6 +126,25 @@ TEST(Batcher, ManyThreadsGetCorrectResults) {
   const auto s = batcher.stats();
   EXPECT_EQ(s.completed, std::size_t{kThreads * kPerThread});
   EXPECT_EQ(s.failed + s.timed_out + s.rejected + s.queue_full, 0u);
+}
+
+TEST(Batcher, ManyThreadsGetCorrectResults) { many_threads_get_correct_results(0us); }
+
+// Idle lanes poll the queue instead of sleeping: the same results, no lost request.
+TEST(Batcher, ManyThreadsGetCorrectResultsWithPollingLanes) { many_threads_get_correct_results(300us); }
+
+TEST(Batcher, ShutdownDoesNotWaitForAPollingLane) {
+  HostExecutor exec(kIn, kOut, 2, model);
+  auto o = options(4, 0us);
+  o.idle_spin = std::chrono::microseconds(std::chrono::seconds(60));
+  std::optional<DynamicBatcher> batcher(std::in_place, exec, o);
+  Client c(3);
+  (void)ok(batcher->submit(c.request()));
+  c.expect_correct();
+  // Both lanes now poll for up to a minute; shutdown must stop them at once.
+  const auto t0 = Clock::now();
+  batcher.reset();
+  EXPECT_LT(Clock::now() - t0, 10s);
 }
 
 TEST(Batcher, FullBatchGoesAtOnceAndSmallOnePadsAfterTheDelay) {
@@ -447,6 +469,96 @@ TEST(Batcher, RecordsFeedTheLatencyReport) {
   const auto s = report::summarize(run);
   EXPECT_EQ(s.latency.count, 30u);
   EXPECT_TRUE(batcher.take_records().empty());
+}
+
+// An executor whose batches "run" between launch() and finish(): wait() blocks until the
+// test lets the batch in slot 0 end, and every call is logged, so the lane's order of
+// launch, wait and finish can be checked. Inputs whose first value is -1 fail in finish().
+class LoggingExecutor final : public BatchExecutor {
+ public:
+  std::size_t lanes() const override { return 1; }
+  std::size_t input_size() const override { return kIn; }
+  std::size_t output_size() const override { return kOut; }
+  std::string device_name() const override { return "logging"; }
+  report::SyncMode sync_mode() const override { return report::SyncMode::blocking; }
+  void prepare(std::span<const std::size_t>) override {}
+  void launch(std::size_t, std::size_t slot, const Batch& batch) override {
+    std::lock_guard lock(mu);
+    log.push_back("L" + std::to_string(slot) + ":" + std::to_string(batch.size()));
+    launched = true;
+    cv.notify_all();
+  }
+  void wait(std::size_t, std::size_t slot) noexcept override {
+    std::unique_lock lock(mu);
+    log.push_back("W" + std::to_string(slot));
+    if (slot == 0) cv.wait(lock, [&] { return first_may_end; });
+  }
+  BatchTiming finish(std::size_t, std::size_t slot, const Batch& batch) override {
+    {
+      std::lock_guard lock(mu);
+      log.push_back("F" + std::to_string(slot));
+    }
+    for (std::size_t r = 0; r < batch.size(); ++r) {
+      if (batch.inputs[r][0] == -1.0f) throw std::runtime_error("the device lost this batch");
+      reference(batch.inputs[r], batch.outputs[r]);
+    }
+    return {};
+  }
+  void wait_launched() {
+    std::unique_lock lock(mu);
+    ASSERT_TRUE(cv.wait_for(lock, 10s, [&] { return launched; }));
+  }
+  void let_first_end() {
+    std::lock_guard lock(mu);
+    first_may_end = true;
+    cv.notify_all();
+  }
+  std::vector<std::string> logged() {
+    std::lock_guard lock(mu);
+    return log;
+  }
+
+ private:
+  std::mutex mu;
+  std::condition_variable cv;
+  bool launched = false, first_may_end = false;
+  std::vector<std::string> log;
+};
+
+TEST(Batcher, LaneLaunchesTheNextBatchBeforeCompletingTheFinishedOne) {
+  LoggingExecutor exec;
+  DynamicBatcher batcher(exec, options(4, 0us));
+  Client first(1), second(2), third(3);
+  auto f1 = batcher.submit(first.request());
+  exec.wait_launched();
+  // Queued while the first batch runs: they go together, launched before the first
+  // batch's requests are completed.
+  auto f2 = batcher.submit(second.request());
+  auto f3 = batcher.submit(third.request());
+  EXPECT_EQ(f1.wait_for(50ms), std::future_status::timeout);
+  exec.let_first_end();
+  for (auto* f : {&f1, &f2, &f3}) (void)ok(*f);
+  for (const auto* c : {&first, &second, &third}) c->expect_correct();
+  const auto log = exec.logged();
+  const std::vector<std::string> want = {"L0:1", "W0", "L1:2", "F0", "W1", "F1"};
+  ASSERT_GE(log.size(), want.size());
+  EXPECT_EQ(std::vector<std::string>(log.begin(), log.begin() + static_cast<std::ptrdiff_t>(want.size())), want);
+}
+
+TEST(Batcher, BatchFailingInFinishFailsOnlyItsRequests) {
+  LoggingExecutor exec;
+  exec.let_first_end();
+  DynamicBatcher batcher(exec, options(1, 0us));
+  Client good(1), bad(-1), after(2);
+  auto fg = batcher.submit(good.request());
+  auto fb = batcher.submit(bad.request());
+  auto fa = batcher.submit(after.request());
+  (void)ok(fg);
+  EXPECT_EQ(status_of(fb), RequestStatus::failed);
+  (void)ok(fa);
+  good.expect_correct();
+  after.expect_correct();
+  EXPECT_EQ(batcher.stats().failed, 1u);
 }
 
 TEST(Batcher, BadOptionsAreRefused) {

@@ -1,10 +1,13 @@
 #pragma once
-// A dynamic batcher: any number of host threads submit requests; a scheduler thread groups
-// them into batches by BatchPolicy (max batch, preferred sizes, max queue delay), highest
-// priority first and FIFO within a priority, and hands each batch to an idle lane of the
-// executor, padded up to its bucket. The queue is bounded: a submit beyond
-// max_queue_size is rejected at once. A request that waits longer than its timeout is
-// failed with timed_out and never runs (a dispatched request always completes).
+// A dynamic batcher: any number of host threads submit requests; each idle lane of the
+// executor forms its own next batch by BatchPolicy (max batch, preferred sizes, max queue
+// delay), highest priority first and FIFO within a priority, pads it up to its bucket and
+// runs it. There is no dispatcher thread between the queue and the lanes: a request reaches
+// the GPU with at most one thread wake-up (none when a lane is polling, see idle_spin). The
+// queue is bounded: a submit beyond max_queue_size is rejected at once. A request that
+// waits longer than its timeout is failed with timed_out and never runs (a dispatched
+// request always completes); a timekeeper thread fails it on time even while every lane
+// is busy.
 //
 // Errors stay local: a request with a wrong shape or priority is rejected alone; a batch
 // whose run() throws fails its own requests. shutdown(drain) runs every queued request,
@@ -16,7 +19,9 @@
 #include "streampipe/batching/request.hpp"
 #include "streampipe/report/latency_report.hpp"
 
+#include <atomic>
 #include <chrono>
+#include <cstdint>
 #include <condition_variable>
 #include <cstddef>
 #include <deque>
@@ -35,6 +40,10 @@ struct BatcherOptions {
   std::chrono::microseconds default_timeout{0};  // 0: requests wait as long as needed
   int priority_levels = 1;
   bool record_queries = false;  // keep a report::QueryRecord per completed request
+  // How long an idle lane polls the queue before it sleeps. A polling lane takes a new
+  // request without a thread wake-up (tens of microseconds on a busy host, more in a VM),
+  // at the price of one busy core per polling lane; 0 sleeps at once.
+  std::chrono::microseconds idle_spin{0};
 };
 
 enum class ShutdownMode { drain, cancel };
@@ -78,20 +87,29 @@ class DynamicBatcher {
     std::vector<Pending> requests;
     std::size_t bucket = 0;
     Clock::time_point dispatched;
-  };
-  struct Lane {
-    std::thread thread;
-    std::condition_variable cv;
-    std::optional<Work> work;
-    bool busy = false;
+    Batch batch;  // the requests' spans, as the executor sees them
+    std::size_t slot = 0;
+    Clock::time_point launched;
   };
 
   std::future<RequestResult> reject(const std::string& message);
-  void scheduler_loop();
+  void timekeeper_loop();
   void lane_loop(std::size_t lane);
-  void complete(std::size_t lane, Work& work);
+  // Under `lock` (on mu_): blocks until this lane has a batch (true) or nothing is left to
+  // run (false). Requests found past their deadline are moved to `expired` on the way;
+  // it also returns (true, `work` empty) so the caller fails them outside the lock.
+  // With `block` false it never waits: no batch to form now returns true, `work` empty.
+  bool next_batch(std::unique_lock<std::mutex>& lock, Work& work, std::vector<Pending>& expired, bool block);
+  // launch() returns false when the executor refused the batch (its requests then failed).
+  bool launch(std::size_t lane, Work& work);
+  void finish(std::size_t lane, Work& work);
+  void fail_batch(std::size_t lane, Work& work, const std::string& why);
   // Under mu_: removes queued requests past their deadline into `out`.
   void take_expired(Clock::time_point now, std::vector<Pending>& out);
+  // Under mu_: moves every queued request into `out` (cancellation).
+  void take_all(std::vector<Pending>& out);
+  // Without mu_: completes each with timed_out (past its deadline at `now`) or cancelled.
+  static void fail_all(std::vector<Pending>& requests, Clock::time_point now);
   [[nodiscard]] Clock::time_point earliest_deadline() const;  // under mu_
   [[nodiscard]] Clock::time_point oldest_submit() const;      // under mu_, pending_ > 0
 
@@ -101,17 +119,20 @@ class DynamicBatcher {
   const Clock::time_point origin_;
 
   mutable std::mutex mu_;
-  std::condition_variable scheduler_cv_;
+  std::condition_variable lanes_cv_;       // idle lanes that stopped polling sleep here
+  std::condition_variable timekeeper_cv_;
+  std::size_t sleeping_lanes_ = 0;
+  // Written under mu_, read by polling lanes without it: a change means "look again".
+  std::atomic<std::uint64_t> submissions_{0};
+  std::atomic<bool> stopping_hint_{false};
   std::vector<std::deque<Pending>> queues_;  // one per priority level
   std::size_t pending_ = 0;
   std::size_t with_deadline_ = 0;
   bool stopping_ = false;
-  bool lanes_stop_ = false;
-  ShutdownMode mode_ = ShutdownMode::drain;
   BatcherStats stats_;
   std::vector<report::QueryRecord> records_;
-  std::vector<std::unique_ptr<Lane>> lanes_;
-  std::thread scheduler_;
+  std::vector<std::thread> lanes_;
+  std::thread timekeeper_;
   std::once_flag shutdown_once_;
 };
 

@@ -1,8 +1,14 @@
 #pragma once
 // The batcher's execution side. A BatchExecutor owns `lanes()` independent lanes (on a GPU:
 // a stream each, with its own staging and device buffers) and one prepared plan per batch
-// size bucket. The batcher calls prepare() once with the buckets, then run() from one
-// thread per lane: calls for different lanes run concurrently, never two for one lane.
+// size bucket. The batcher calls prepare() once with the buckets, then launch() and
+// finish() from one thread per lane: calls for different lanes run concurrently, never two
+// for one lane.
+//
+// Each lane has two slots, so that it can hold two batches: the batcher launches the next
+// batch before it finishes (waits for, and completes the requests of) the one in flight,
+// which keeps the GPU busy while the host does the bookkeeping of the previous batch.
+// Per lane, batches are finished in the order they were launched, at most one per slot.
 // HostExecutor (CPU) and GpuExecutor (CUDA graphs per bucket) implement it.
 
 #include "streampipe/report/latency_report.hpp"
@@ -38,10 +44,26 @@ class BatchExecutor {
   // Builds a plan per bucket on every lane and runs each once, so that no measured
   // request pays for a plan's first use. Called once, before any run().
   virtual void prepare(std::span<const std::size_t> buckets) = 0;
-  // Runs a batch on `lane` (its bucket is one of the prepared ones) and returns once its
-  // outputs are written. Throws on failure: the batch's requests fail, nothing else.
-  virtual BatchTiming run(std::size_t lane, const Batch& batch) = 0;
+  // Starts a batch on `lane` in `slot` (0 or 1; its bucket is one of the prepared ones):
+  // its inputs are read before it returns. Throws on failure: the batch's requests fail,
+  // nothing else, and nothing of it is left running.
+  virtual void launch(std::size_t lane, std::size_t slot, const Batch& batch) = 0;
+  // Blocks until the batch launched in `slot` has run (outputs staged, not yet written to
+  // the requests). Optional, as finish() waits too; errors surface in finish(). The
+  // batcher calls it to launch the next batch the moment the device is free, before it
+  // spends host time completing this one. Ignores a slot with nothing launched.
+  virtual void wait(std::size_t lane, std::size_t slot) noexcept = 0;
+  // Waits for the batch launched in `slot` and writes its outputs to its requests. Throws
+  // on failure (the batch's requests fail); the slot is free again either way.
+  virtual BatchTiming finish(std::size_t lane, std::size_t slot, const Batch& batch) = 0;
+  // One batch, start to end, in slot 0.
+  BatchTiming run(std::size_t lane, const Batch& batch) {
+    launch(lane, 0, batch);
+    return finish(lane, 0, batch);
+  }
 };
+
+inline constexpr std::size_t kSlotsPerLane = 2;
 
 // Packs the batch's inputs into `packed` (bucket × input_size, row-major) and zeroes the
 // padding rows, so a plan never computes on stale data.

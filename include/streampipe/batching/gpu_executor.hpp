@@ -1,9 +1,11 @@
 #pragma once
-// The GPU BatchExecutor. Each lane is a stream with its own pinned staging, device input
-// and output buffers and model scratch; lanes run batches concurrently. A batch is gathered
-// into the lane's pinned input (padding rows zeroed), copied H2D, computed, and its rows
-// copied D2H, timed with events (H2D, compute, D2H). Enqueue time is the host time to
-// enqueue the compute (as in trtexec): one graph launch, or the model's launches.
+// The GPU BatchExecutor. Each lane is a stream with its own device input and output
+// buffers and model scratch, and two slots of pinned staging; lanes run batches
+// concurrently, and a lane's second slot lets the next batch be gathered and enqueued
+// behind the one in flight. A batch is gathered into its slot's pinned input (padding rows
+// zeroed), copied H2D, computed, and its rows copied D2H, timed with events (H2D, compute,
+// D2H). Enqueue time is the host time to enqueue the compute (as in trtexec): one graph
+// launch, or the model's launches.
 //
 // Plans: with graphs on, prepare() captures the model's forward pass once per bucket and
 // lane into a CUDA graph (one cudaGraphLaunch per batch); with graphs off the model's
@@ -60,12 +62,17 @@ class GpuExecutor final : public BatchExecutor {
   [[nodiscard]] std::string device_name() const override { return device_.name(); }
   [[nodiscard]] report::SyncMode sync_mode() const override { return options_.sync; }
   void prepare(std::span<const std::size_t> buckets) override;
-  BatchTiming run(std::size_t lane, const Batch& batch) override;
+  void launch(std::size_t lane, std::size_t slot, const Batch& batch) override;
+  void wait(std::size_t lane, std::size_t slot) noexcept override;
+  BatchTiming finish(std::size_t lane, std::size_t slot, const Batch& batch) override;
   [[nodiscard]] bool graphs() const noexcept { return options_.graphs; }
 
  private:
+  struct Slot;
   struct Lane;
-  BatchTiming execute(Lane& lane, std::size_t rows, std::size_t bucket);
+  Lane& checked_lane(std::size_t lane, std::size_t slot);
+  void enqueue(Lane& lane, Slot& slot, std::size_t rows, std::size_t bucket);
+  BatchTiming complete(Lane& lane, Slot& slot);
 
   Device device_;
   DeviceModel& model_;

@@ -6,11 +6,13 @@
 
 #include "streampipe/batching/executor.hpp"
 
+#include <array>
 #include <atomic>
 #include <cstddef>
 #include <functional>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <vector>
 
 namespace streampipe::batching {
@@ -28,17 +30,22 @@ class HostExecutor final : public BatchExecutor {
   [[nodiscard]] std::string device_name() const override { return "host"; }
   [[nodiscard]] report::SyncMode sync_mode() const override { return report::SyncMode::blocking; }
   void prepare(std::span<const std::size_t> buckets) override;
-  BatchTiming run(std::size_t lane, const Batch& batch) override;
+  // The host model runs inside launch(), which also writes the outputs; finish() hands
+  // back the timing.
+  void launch(std::size_t lane, std::size_t slot, const Batch& batch) override;
+  void wait(std::size_t, std::size_t) noexcept override {}
+  BatchTiming finish(std::size_t lane, std::size_t slot, const Batch& batch) override;
 
   // Uses of each bucket's plan: in prepare() and in run(), all lanes together.
   [[nodiscard]] std::map<std::size_t, std::size_t> warmup_uses() const;
   [[nodiscard]] std::map<std::size_t, std::size_t> run_uses() const;
-  // The largest number of run() calls that were in progress at once.
+  // The largest number of launch() calls that were in progress at once.
   [[nodiscard]] std::size_t max_concurrent_runs() const noexcept { return max_concurrent_.load(); }
 
  private:
   struct LaneBuffers {
     std::vector<float> in, out;
+    std::array<std::optional<BatchTiming>, kSlotsPerLane> launched;
   };
   std::size_t input_size_, output_size_;
   HostModel model_;
