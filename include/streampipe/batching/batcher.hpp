@@ -10,7 +10,7 @@
 // is busy.
 //
 // Errors stay local: a request with a wrong shape or priority is rejected alone; a batch
-// whose run() throws fails its own requests. shutdown(drain) runs every queued request,
+// whose launch() or finish() throws fails its own requests. shutdown(drain) runs every queued request,
 // shutdown(cancel) fails the queued ones with cancelled; either way in-flight batches
 // finish and no future is left hanging. The destructor drains.
 
