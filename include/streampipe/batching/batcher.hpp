@@ -26,9 +26,7 @@
 #include <cstddef>
 #include <deque>
 #include <future>
-#include <memory>
 #include <mutex>
-#include <optional>
 #include <thread>
 #include <vector>
 
