@@ -49,6 +49,7 @@ struct ServeOptions {
   int lanes = 2;
   int queue = 4096;
   std::string sync = "spin";
+  std::string client = "sync";
   int idle_spin_us = 500;
   std::string backend = "auto";
   double window_ms = 200;
@@ -114,6 +115,8 @@ int run_serve_bench(const ServeOptions& so, const BenchOptions& bo) {
     if (!(r >= 1 && r <= 1e8)) throw UsageError(fmt::format("--rate {}: must be in [1, 1e8] requests/s", r));
   const bool open_loop = !so.rates.empty();
   if (so.sync != "spin" && so.sync != "blocking") throw UsageError(fmt::format("--sync '{}': spin or blocking", so.sync));
+  if (so.client != "sync" && so.client != "async") throw UsageError(fmt::format("--client '{}': sync or async", so.client));
+  const auto client_model = so.client == "async" ? serve::ClientModel::async : serve::ClientModel::sync;
   std::vector<ModeSpec> modes;
   for (const auto& m : so.modes) {
     const auto it = std::find_if(std::begin(kModes), std::end(kModes), [&](const ModeSpec& s) { return s.key == m; });
@@ -186,6 +189,7 @@ int run_serve_bench(const ServeOptions& so, const BenchOptions& bo) {
   out["model"] = {{"layers", sizes}, {"flops_per_request", weights.flops_per_row()}, {"seed", so.seed}};
   out["config"] = {{"max_batch", so.max_batch},   {"preferred", so.preferred}, {"max_queue_delay_us", so.max_delay_us},
                    {"lanes", so.lanes},           {"queue", so.queue},         {"sync", so.sync},
+                   {"client", open_loop ? "open loop" : so.client},
                    {"idle_spin_us", so.idle_spin_us},
                    {"window_ms", so.window_ms},   {"windows", bo.runs},        {"reference_windows", bo.runs * 4}, {"warmup_windows", bo.warmup},
                    {"concurrency", so.concurrency}, {"open_loop_rates", so.rates}};
@@ -201,8 +205,14 @@ int run_serve_bench(const ServeOptions& so, const BenchOptions& bo) {
   }
 #endif
   out["device"] = device_name;
-  fmt::print("serve-bench: {} on {}; {} ms windows, {} warm-up + {} measured per point ({} for the single-request "
-             "reference)\n", model_name, device_name, so.window_ms, bo.warmup, bo.runs, bo.runs * 4);
+  fmt::print("serve-bench: {} on {}; {}; {} ms windows, {} warm-up + {} measured per point ({} for the "
+             "single-request reference)\n",
+             model_name, device_name,
+             open_loop ? "open loop"
+                       : (client_model == serve::ClientModel::sync ? "closed loop, a thread per client"
+                                                                   : "closed loop, async clients resubmitting from "
+                                                                     "completion callbacks"),
+             so.window_ms, bo.warmup, bo.runs, bo.runs * 4);
 
   const report::SyncMode sync = so.sync == "blocking" ? report::SyncMode::blocking : report::SyncMode::spin;
   std::vector<PointResult> points;
@@ -234,6 +244,7 @@ int run_serve_bench(const ServeOptions& so, const BenchOptions& bo) {
       lo.window_ms = so.window_ms;
       lo.warmup_windows = bo.warmup;
       lo.windows = bo.runs;
+      lo.model = client_model;
       // The single-request reference (no batching, lowest load) bounds the batching target's
       // p99: 5 windows of one client hold ~700 requests, so their p99 rests on the 7 slowest
       // and one scheduling hiccup moves it 3x. Four times the windows: ~28 samples beyond it.
@@ -298,7 +309,9 @@ int run_serve_bench(const ServeOptions& so, const BenchOptions& bo) {
                    fmt::format("{}/{}", p.load.verified - p.load.mismatched, p.load.verified)});
   fmt::print("\n{}", table.str(fmt::format("{} on {}: {}, req/s = median of {} windows of {} ms (min, max); "
                                            "latency {}",
-                                           model_name, device_name, open_loop ? "open loop" : "closed loop", bo.runs,
+                                           model_name, device_name,
+                                           open_loop ? "open loop" : fmt::format("closed loop ({} clients)", so.client),
+                                           bo.runs,
                                            so.window_ms,
                                            open_loop ? "from submit to completion in the batcher" : "as the clients see it")));
 
@@ -454,6 +467,10 @@ Command add_serve(CLI::App& parent, const char* name, const char* help) {
   sub->add_option("--queue", so->queue, "bounded queue size (requests beyond it are rejected)")
       ->capture_default_str()->check(CLI::Range(1, 1 << 24));
   sub->add_option("--sync", so->sync, "how lanes wait for the GPU: spin or blocking")->capture_default_str();
+  sub->add_option("--client", so->client,
+                  "closed-loop client model: sync (a thread per client waiting on a future, a wake-up per request) "
+                  "or async (clients resubmit from the completion callback, like perf_analyzer --async)")
+      ->capture_default_str();
   sub->add_option("--idle-spin-us", so->idle_spin_us,
                   "how long an idle lane polls the queue before it sleeps (0: at once); polling spares a "
                   "thread wake-up per batch and costs a busy core per polling lane")

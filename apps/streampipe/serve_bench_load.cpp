@@ -3,89 +3,191 @@
 #include "streampipe/batching/mlp_reference.hpp"
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
+#include <condition_variable>
+#include <deque>
+#include <future>
 #include <limits>
 #include <mutex>
+#include <span>
 #include <thread>
 
 namespace streampipe::cli::serve {
 
 using batching::Clock;
+using Ms = std::chrono::duration<double, std::milli>;
 
-LoadResult run_closed_loop(batching::DynamicBatcher& batcher, const InputPool& pool, const LoadOptions& o) {
-  using Ms = std::chrono::duration<double, std::milli>;
-  const auto window = std::chrono::duration_cast<Clock::duration>(Ms(o.window_ms));
+namespace {
+
+// One client's counts, touched only by whoever completes its current request; merged once
+// every client has stopped.
+struct Tally {
+  std::vector<std::size_t> windows;
+  std::vector<double> latencies;
+  std::size_t completed = 0, errors = 0, verified = 0, mismatched = 0;
+  double worst = 0;
+  std::string first_error;
+
+  explicit Tally(std::size_t window_count) : windows(window_count, 0) {}
+
+  // Counts a completed request; false when it failed.
+  bool count(const batching::RequestResult& r, Clock::time_point submit, Clock::time_point done,
+             const LoadResult& bounds, Clock::duration window) {
+    ++completed;
+    if (!r.ok()) {
+      if (errors++ == 0) first_error = r.error;
+      return false;
+    }
+    if (done >= bounds.measure_begin && done < bounds.measure_end) {
+      const auto w = static_cast<std::size_t>((done - bounds.measure_begin) / window);
+      if (w < windows.size()) ++windows[w];
+      if (submit >= bounds.measure_begin) latencies.push_back(Ms(done - submit).count());
+    }
+    return true;
+  }
+  void verify(std::span<const float> out, std::span<const float> expected) {
+    double e = 0;
+    ++verified;
+    if (!batching::mlp_output_matches(out, expected, 0.03, &e)) ++mismatched;
+    worst = std::max(worst, e);
+  }
+  void merge_into(LoadResult& result, std::vector<std::size_t>& per_window) const {
+    for (std::size_t w = 0; w < windows.size(); ++w) per_window[w] += windows[w];
+    result.latency_ms.insert(result.latency_ms.end(), latencies.begin(), latencies.end());
+    result.completed += completed;
+    result.errors += errors;
+    if (result.first_error.empty()) result.first_error = first_error;
+    result.verified += verified;
+    result.mismatched += mismatched;
+    result.worst_error = std::max(result.worst_error, worst);
+  }
+};
+
+std::size_t row_of(std::size_t client, std::size_t i, const InputPool& pool) {
+  return (client * 7 + i) % pool.rows.size();
+}
+
+void poison(std::span<float> out) { std::fill(out.begin(), out.end(), std::numeric_limits<float>::quiet_NaN()); }
+
+LoadResult run_threads(batching::DynamicBatcher& batcher, const InputPool& pool, const LoadOptions& o,
+                       LoadResult result, Clock::duration window, std::vector<std::size_t>& per_window) {
   // Threads start before the clock does, so creating 256 of them is not measured.
-  const auto start = Clock::now() + std::chrono::milliseconds(20) + std::chrono::microseconds(50) * o.clients;
-  LoadResult result;
-  result.measure_begin = start + window * o.warmup_windows;
-  result.measure_end = result.measure_begin + window * o.windows;
-  std::vector<std::size_t> per_window(static_cast<std::size_t>(o.windows), 0);
+  const auto start = result.measure_begin - window * o.warmup_windows;
   std::mutex mu;
-
   std::vector<std::thread> clients;
   clients.reserve(static_cast<std::size_t>(o.clients));
   for (int c = 0; c < o.clients; ++c) {
     clients.emplace_back([&, c] {
-      const std::size_t out_size = pool.expected.front().size();
-      std::vector<float> out(out_size);
-      std::vector<std::size_t> windows(per_window.size(), 0);
-      std::vector<double> latencies;
-      std::size_t completed = 0, errors = 0, verified = 0, mismatched = 0;
-      double worst = 0;
-      std::string first_error;
+      std::vector<float> out(pool.expected.front().size());
+      Tally tally(per_window.size());
       std::this_thread::sleep_until(start);
       for (std::size_t i = 0;; ++i) {
         const auto submit = Clock::now();
         if (submit >= result.measure_end) break;
-        const std::size_t row = (static_cast<std::size_t>(c) * 7 + i) % pool.rows.size();
-        std::fill(out.begin(), out.end(), std::numeric_limits<float>::quiet_NaN());
+        const std::size_t row = row_of(static_cast<std::size_t>(c), i, pool);
+        const bool check = i % o.verify_every == 0;
+        if (check) poison(out);
         const auto r = batcher.submit(batching::Request{pool.rows[row], out}).get();
-        const auto done = Clock::now();
-        ++completed;
-        if (!r.ok()) {
-          if (errors++ == 0) first_error = r.error;
-          continue;
-        }
-        if (done >= result.measure_begin && done < result.measure_end) {
-          const auto w = static_cast<std::size_t>((done - result.measure_begin) / window);
-          if (w < windows.size()) ++windows[w];
-          if (submit >= result.measure_begin) latencies.push_back(Ms(done - submit).count());
-        }
-        if (i % o.verify_every == 0) {
-          double e = 0;
-          ++verified;
-          if (!batching::mlp_output_matches(out, pool.expected[row], 0.03, &e)) ++mismatched;
-          worst = std::max(worst, e);
-        }
+        if (tally.count(r, submit, Clock::now(), result, window) && check) tally.verify(out, pool.expected[row]);
       }
       std::lock_guard lock(mu);
-      for (std::size_t w = 0; w < windows.size(); ++w) per_window[w] += windows[w];
-      result.latency_ms.insert(result.latency_ms.end(), latencies.begin(), latencies.end());
-      result.completed += completed;
-      result.errors += errors;
-      if (result.first_error.empty()) result.first_error = first_error;
-      result.verified += verified;
-      result.mismatched += mismatched;
-      result.worst_error = std::max(result.worst_error, worst);
+      tally.merge_into(result, per_window);
     });
   }
   for (auto& t : clients) t.join();
+  return result;
+}
+
+// Clients without threads: each completion submits the client's next request. The batcher
+// runs the callbacks on its lanes (what one batch's callbacks submit is queued together).
+class AsyncClients {
+ public:
+  AsyncClients(batching::DynamicBatcher& batcher, const InputPool& pool, const LoadOptions& o,
+               const LoadResult& bounds, Clock::duration window)
+      : batcher_(batcher), pool_(pool), options_(o), bounds_(bounds), window_(window) {
+    clients_.reserve(static_cast<std::size_t>(o.clients));
+    for (int c = 0; c < o.clients; ++c)
+      clients_.push_back(Client{static_cast<std::size_t>(c), std::vector<float>(pool.expected.front().size()), 0, 0,
+                                {}, Tally(static_cast<std::size_t>(o.windows))});
+  }
+
+  void run(Clock::time_point start) {
+    running_ = clients_.size();
+    std::this_thread::sleep_until(start);
+    for (auto& c : clients_) issue(c);
+    std::unique_lock lock(mu_);
+    cv_.wait(lock, [&] { return running_ == 0; });
+  }
+  void merge_into(LoadResult& result, std::vector<std::size_t>& per_window) const {
+    for (const auto& c : clients_) c.tally.merge_into(result, per_window);
+  }
+
+ private:
+  struct Client {
+    std::size_t id;
+    std::vector<float> out;
+    std::size_t i, row;
+    Clock::time_point submit;
+    Tally tally;
+  };
+
+  void issue(Client& c) {
+    c.row = row_of(c.id, c.i, pool_);
+    if (c.i % options_.verify_every == 0) poison(c.out);
+    c.submit = Clock::now();
+    batcher_.submit(batching::Request{pool_.rows[c.row], c.out}, [this, &c](batching::RequestResult&& r) { done(c, r); });
+  }
+  void done(Client& c, const batching::RequestResult& r) {
+    const auto now = Clock::now();
+    const bool ok = c.tally.count(r, c.submit, now, bounds_, window_);
+    if (ok && c.i % options_.verify_every == 0) c.tally.verify(c.out, pool_.expected[c.row]);
+    ++c.i;
+    // A failed request ends its client: resubmitting a refusal would call back at once.
+    if (ok && now < bounds_.measure_end) {
+      issue(c);
+      return;
+    }
+    std::lock_guard lock(mu_);
+    if (--running_ == 0) cv_.notify_all();
+  }
+
+  batching::DynamicBatcher& batcher_;
+  const InputPool& pool_;
+  const LoadOptions& options_;
+  const LoadResult& bounds_;
+  const Clock::duration window_;
+  std::vector<Client> clients_;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::size_t running_ = 0;
+};
+
+}  // namespace
+
+LoadResult run_closed_loop(batching::DynamicBatcher& batcher, const InputPool& pool, const LoadOptions& o) {
+  const auto window = std::chrono::duration_cast<Clock::duration>(Ms(o.window_ms));
+  const auto lead = o.model == ClientModel::sync
+                        ? std::chrono::milliseconds(20) + std::chrono::microseconds(50) * o.clients
+                        : std::chrono::microseconds(std::chrono::milliseconds(20));
+  const auto start = Clock::now() + lead;
+  LoadResult result;
+  result.measure_begin = start + window * o.warmup_windows;
+  result.measure_end = result.measure_begin + window * o.windows;
+  std::vector<std::size_t> per_window(static_cast<std::size_t>(o.windows), 0);
+  if (o.model == ClientModel::sync) {
+    result = run_threads(batcher, pool, o, std::move(result), window, per_window);
+  } else {
+    AsyncClients clients(batcher, pool, o, result, window);
+    clients.run(start);
+    clients.merge_into(result, per_window);
+  }
   for (const std::size_t n : per_window) result.window_qps.push_back(static_cast<double>(n) / (o.window_ms / 1e3));
   return result;
 }
 
-}  // namespace streampipe::cli::serve
-
-#include <condition_variable>
-#include <deque>
-#include <future>
-
-namespace streampipe::cli::serve {
-
 OpenLoopResult run_open_loop(batching::DynamicBatcher& batcher, const InputPool& pool, double rate, std::size_t slots,
                              const LoadOptions& o) {
-  using Ms = std::chrono::duration<double, std::milli>;
   const auto window = std::chrono::duration_cast<Clock::duration>(Ms(o.window_ms));
   const auto interval = std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(1.0 / rate));
   const auto start = Clock::now() + std::chrono::milliseconds(10);
@@ -107,6 +209,7 @@ OpenLoopResult run_open_loop(batching::DynamicBatcher& batcher, const InputPool&
   std::atomic<std::size_t> collected{0};
   std::vector<std::size_t> per_window(static_cast<std::size_t>(o.windows), 0);
 
+  Tally tally(per_window.size());
   std::thread collector([&] {
     for (;;) {
       InFlight f;
@@ -118,23 +221,11 @@ OpenLoopResult run_open_loop(batching::DynamicBatcher& batcher, const InputPool&
         in_flight.pop_front();
       }
       const auto r = f.future.get();
-      ++load.completed;
       if (r.status == batching::RequestStatus::queue_full) {
+        ++tally.completed;
         ++result.rejected;
-      } else if (!r.ok()) {
-        if (load.errors++ == 0) load.first_error = r.error;
-      } else {
-        if (r.completed >= load.measure_begin && r.completed < load.measure_end) {
-          const auto w = static_cast<std::size_t>((r.completed - load.measure_begin) / window);
-          if (w < per_window.size()) ++per_window[w];
-          if (r.submitted >= load.measure_begin) load.latency_ms.push_back(Ms(r.completed - r.submitted).count());
-        }
-        if (f.index % o.verify_every == 0) {
-          double e = 0;
-          ++load.verified;
-          if (!batching::mlp_output_matches(outputs[f.slot], pool.expected[f.row], 0.03, &e)) ++load.mismatched;
-          load.worst_error = std::max(load.worst_error, e);
-        }
+      } else if (tally.count(r, r.submitted, r.completed, load, window) && f.index % o.verify_every == 0) {
+        tally.verify(outputs[f.slot], pool.expected[f.row]);
       }
       collected.fetch_add(1, std::memory_order_release);
     }
@@ -154,7 +245,7 @@ OpenLoopResult run_open_loop(batching::DynamicBatcher& batcher, const InputPool&
     const std::size_t slot = result.sent % slots;
     const std::size_t row = index % pool.rows.size();
     auto& out = outputs[slot];
-    std::fill(out.begin(), out.end(), std::numeric_limits<float>::quiet_NaN());
+    poison(out);
     auto future = batcher.submit(batching::Request{pool.rows[row], out});
     ++result.sent;
     {
@@ -169,6 +260,7 @@ OpenLoopResult run_open_loop(batching::DynamicBatcher& batcher, const InputPool&
   }
   cv.notify_one();
   collector.join();
+  tally.merge_into(load, per_window);
   for (const std::size_t n : per_window) load.window_qps.push_back(static_cast<double>(n) / (o.window_ms / 1e3));
   return result;
 }

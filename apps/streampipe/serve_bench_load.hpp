@@ -1,9 +1,14 @@
 #pragma once
-// serve-bench's closed-loop load: N client threads, each submitting one request, waiting
-// for it, and submitting the next (perf_analyzer's concurrency mode). Time is cut into
-// windows; the first ones warm up, the others are measured: throughput per window, and
-// client-observed latency of every request submitted and completed inside them. Outputs
-// are poisoned before each submit and a sample is checked against precomputed references.
+// serve-bench's closed-loop load (perf_analyzer's concurrency mode): N clients, each with
+// one request outstanding, submitting the next when it completes. Two client models:
+//   sync:  a thread per client that waits on its request's future (a thread wake-up per
+//          request, as with perf_analyzer's default synchronous clients);
+//   async: clients without threads that resubmit from the completion callback
+//          (perf_analyzer --async), so what is measured is the batcher and the GPU.
+// Time is cut into windows; the first ones warm up, the others are measured: throughput
+// per window, and client-observed latency of every request submitted and completed inside
+// them. A sample of requests is checked against precomputed references, their outputs
+// poisoned before submit.
 
 #include "streampipe/batching/batcher.hpp"
 
@@ -18,8 +23,11 @@ struct InputPool {
   std::vector<std::vector<float>> expected;  // CPU reference output of each row
 };
 
+enum class ClientModel { sync, async };
+
 struct LoadOptions {
   int clients = 1;
+  ClientModel model = ClientModel::sync;
   double window_ms = 200;
   int warmup_windows = 2;
   int windows = 5;

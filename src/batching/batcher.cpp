@@ -33,12 +33,6 @@ RequestResult error_result(RequestStatus status, std::string message) {
   return r;
 }
 
-std::future<RequestResult> ready_error(RequestStatus status, std::string message) {
-  std::promise<RequestResult> p;
-  p.set_value(error_result(status, std::move(message)));
-  return p.get_future();
-}
-
 double ms_since(Clock::time_point origin, Clock::time_point t) {
   return std::chrono::duration<double, std::milli>(t - origin).count();
 }
@@ -82,54 +76,121 @@ DynamicBatcher::~DynamicBatcher() {
   }
 }
 
-std::future<RequestResult> DynamicBatcher::reject(const std::string& message) {
-  {
-    std::lock_guard lock(mu_);
-    ++stats_.rejected;
+thread_local DynamicBatcher::Deferred* DynamicBatcher::deferred_ = nullptr;
+
+void DynamicBatcher::complete(Pending& p, RequestResult&& result) noexcept {
+  if (p.done) {
+    try {
+      p.done(std::move(result));
+    } catch (const std::exception& e) {
+      std::fprintf(stderr, "streampipe: a request's completion callback threw (dropped): %s\n", e.what());
+    } catch (...) {
+      std::fprintf(stderr, "streampipe: a request's completion callback threw (dropped)\n");
+    }
+    return;
   }
-  return ready_error(RequestStatus::rejected, message);
+  p.promise->set_value(std::move(result));
 }
 
-std::future<RequestResult> DynamicBatcher::submit(const Request& request) {
-  if (request.input.size() != executor_.input_size())
-    return reject(fmt::format("request rejected: input has {} elements, the model takes {}",
-                                   request.input.size(), executor_.input_size()));
-  if (request.output.size() != executor_.output_size())
-    return reject(fmt::format("request rejected: output has room for {} elements, the model writes {}",
-                                   request.output.size(), executor_.output_size()));
-  if (request.priority < 0 || request.priority >= options_.priority_levels)
-    return reject(fmt::format("request rejected: priority {} is outside [0, {}]", request.priority,
-                                   options_.priority_levels - 1));
-  if (request.timeout.count() < 0)
-    return reject("request rejected: negative timeout");
+template <typename MakeResult>
+void DynamicBatcher::complete_batch(std::vector<Pending>& requests, MakeResult&& result) {
+  Deferred deferred{this, {}};
+  Deferred* const outer = std::exchange(deferred_, &deferred);
+  for (auto& p : requests) complete(p, result(p));
+  deferred_ = outer;
+  if (!deferred.requests.empty()) admit_deferred(deferred.requests);
+}
 
-  Pending p{request, {}, Clock::now(), Clock::time_point::max()};
+std::optional<RequestResult> DynamicBatcher::admit(Pending& p) {
+  const Request& request = p.request;
+  std::string refused;
+  if (request.input.size() != executor_.input_size())
+    refused = fmt::format("request rejected: input has {} elements, the model takes {}", request.input.size(),
+                          executor_.input_size());
+  else if (request.output.size() != executor_.output_size())
+    refused = fmt::format("request rejected: output has room for {} elements, the model writes {}",
+                          request.output.size(), executor_.output_size());
+  else if (request.priority < 0 || request.priority >= options_.priority_levels)
+    refused = fmt::format("request rejected: priority {} is outside [0, {}]", request.priority,
+                          options_.priority_levels - 1);
+  else if (request.timeout.count() < 0)
+    refused = "request rejected: negative timeout";
+  if (!refused.empty()) {
+    std::lock_guard lock(mu_);
+    ++stats_.rejected;
+    return error_result(RequestStatus::rejected, std::move(refused));
+  }
+
+  p.submitted = Clock::now();
+  p.deadline = Clock::time_point::max();
   const auto timeout = request.timeout.count() > 0 ? request.timeout : options_.default_timeout;
   if (timeout.count() > 0) p.deadline = p.submitted + timeout;
-  auto future = p.promise.get_future();
+  if (deferred_ != nullptr && deferred_->owner == this) {
+    deferred_->requests.push_back(std::move(p));
+    return std::nullopt;
+  }
   const bool has_deadline = p.deadline != Clock::time_point::max();
   bool wake_lane = false;
   {
     std::lock_guard lock(mu_);
-    if (stopping_) {
-      return ready_error(RequestStatus::shut_down, "request rejected: the batcher is shutting down");
-    }
-    if (pending_ >= options_.max_queue_size) {
-      ++stats_.queue_full;
-      return ready_error(RequestStatus::queue_full,
-                         fmt::format("request rejected: the queue is full ({} requests waiting)", pending_));
-    }
-    ++stats_.submitted;
-    if (p.deadline != Clock::time_point::max()) ++with_deadline_;
-    queues_[static_cast<std::size_t>(request.priority)].push_back(std::move(p));
-    ++pending_;
+    if (auto refusal = queue(p)) return refusal;
     submissions_.fetch_add(1, std::memory_order_release);
     wake_lane = sleeping_lanes_ > 0;
   }
   // Polling lanes see submissions_ change; only a sleeping one costs a wake-up.
   if (wake_lane) lanes_cv_.notify_one();
   if (has_deadline) timekeeper_cv_.notify_one();
+  return std::nullopt;
+}
+
+std::optional<RequestResult> DynamicBatcher::queue(Pending& p) {
+  if (stopping_) return error_result(RequestStatus::shut_down, "request rejected: the batcher is shutting down");
+  if (pending_ >= options_.max_queue_size) {
+    ++stats_.queue_full;
+    return error_result(RequestStatus::queue_full,
+                        fmt::format("request rejected: the queue is full ({} requests waiting)", pending_));
+  }
+  ++stats_.submitted;
+  if (p.deadline != Clock::time_point::max()) ++with_deadline_;
+  queues_[static_cast<std::size_t>(p.request.priority)].push_back(std::move(p));
+  ++pending_;
+  return std::nullopt;
+}
+
+void DynamicBatcher::admit_deferred(std::vector<Pending>& requests) {
+  std::vector<std::pair<Pending, RequestResult>> refused;
+  bool has_deadline = false, wake_lanes = false;
+  {
+    std::lock_guard lock(mu_);
+    for (auto& p : requests) {
+      const bool deadline = p.deadline != Clock::time_point::max();
+      if (auto refusal = queue(p))
+        refused.emplace_back(std::move(p), std::move(*refusal));
+      else
+        has_deadline = has_deadline || deadline;
+    }
+    if (refused.size() < requests.size()) {
+      submissions_.fetch_add(1, std::memory_order_release);
+      wake_lanes = sleeping_lanes_ > 0;
+    }
+  }
+  if (wake_lanes) lanes_cv_.notify_all();
+  if (has_deadline) timekeeper_cv_.notify_one();
+  // Not deferred again: a callback resubmitting on refusal goes straight to the queue.
+  for (auto& [p, result] : refused) complete(p, std::move(result));
+}
+
+std::future<RequestResult> DynamicBatcher::submit(const Request& request) {
+  Pending p{request, std::promise<RequestResult>{}, {}, {}, {}};
+  auto future = p.promise->get_future();
+  if (auto refusal = admit(p)) p.promise->set_value(std::move(*refusal));
   return future;
+}
+
+void DynamicBatcher::submit(const Request& request, Completion done) {
+  if (!done) throw std::invalid_argument("batcher: submit with an empty completion callback");
+  Pending p{request, std::nullopt, std::move(done), {}, {}};
+  if (auto refusal = admit(p)) complete(p, std::move(*refusal));
 }
 
 void DynamicBatcher::take_expired(Clock::time_point now, std::vector<Pending>& out) {
@@ -177,10 +238,10 @@ void DynamicBatcher::take_all(std::vector<Pending>& out) {
 void DynamicBatcher::fail_all(std::vector<Pending>& requests, Clock::time_point now) {
   for (auto& p : requests) {
     const bool expired = p.deadline <= now;
-    p.promise.set_value(expired ? error_result(RequestStatus::timed_out,
-                                               fmt::format("request timed out after {:.3f} ms in the queue",
-                                                           ms_since(p.submitted, now)))
-                                : error_result(RequestStatus::cancelled, "request cancelled: the batcher shut down"));
+    complete(p, expired ? error_result(RequestStatus::timed_out,
+                                       fmt::format("request timed out after {:.3f} ms in the queue",
+                                                   ms_since(p.submitted, now)))
+                        : error_result(RequestStatus::cancelled, "request cancelled: the batcher shut down"));
   }
   requests.clear();
 }
@@ -323,7 +384,7 @@ void DynamicBatcher::fail_batch(std::size_t lane, Work& work, const std::string&
   }
   const std::string text = fmt::format("request failed: its batch of {} (bucket {}, lane {}) failed: {}",
                                        work.requests.size(), work.bucket, lane, why);
-  for (auto& p : work.requests) p.promise.set_value(error_result(RequestStatus::failed, text));
+  complete_batch(work.requests, [&](const Pending&) { return error_result(RequestStatus::failed, text); });
 }
 
 void DynamicBatcher::finish(std::size_t lane, Work& work) {
@@ -356,9 +417,10 @@ void DynamicBatcher::finish(std::size_t lane, Work& work) {
       }
     }
   }
-  for (auto& p : work.requests)
-    p.promise.set_value(RequestResult{RequestStatus::ok, {}, work.requests.size(), work.bucket, lane, p.submitted,
-                                      work.dispatched, end});
+  complete_batch(work.requests, [&](const Pending& p) {
+    return RequestResult{RequestStatus::ok, {}, work.requests.size(), work.bucket, lane, p.submitted, work.dispatched,
+                         end};
+  });
 }
 
 void DynamicBatcher::shutdown(ShutdownMode mode) {

@@ -10,9 +10,10 @@
 // is busy.
 //
 // Errors stay local: a request with a wrong shape or priority is rejected alone; a batch
-// whose launch() or finish() throws fails its own requests. shutdown(drain) runs every queued request,
-// shutdown(cancel) fails the queued ones with cancelled; either way in-flight batches
-// finish and no future is left hanging. The destructor drains.
+// whose launch() or finish() throws fails its own requests. shutdown(drain) runs every
+// queued request, shutdown(cancel) fails the queued ones with cancelled; either way
+// in-flight batches finish and no future is left hanging and every callback is called.
+// The destructor drains.
 
 #include "streampipe/batching/executor.hpp"
 #include "streampipe/batching/policy.hpp"
@@ -27,6 +28,7 @@
 #include <deque>
 #include <future>
 #include <mutex>
+#include <optional>
 #include <thread>
 #include <vector>
 
@@ -64,6 +66,14 @@ class DynamicBatcher {
 
   // Thread-safe. Never blocks on the queue; rejections come back as a ready future.
   [[nodiscard]] std::future<RequestResult> submit(const Request& request);
+  // The same, completed through `done` instead of a future (no thread wakes up for it). It
+  // is called exactly once: on a lane for a request that ran or failed with its batch, on
+  // the submitting thread for an immediate rejection, on the timekeeper or in shutdown()
+  // for a timeout or cancellation. It must be short, must not throw (an exception is
+  // reported and dropped) and must not call shutdown(). It may submit again: what the
+  // completions of one batch submit enters the queue together after the batch's last
+  // completion, so a closed loop of asynchronous clients keeps its batches whole.
+  void submit(const Request& request, Completion done);
   // Idempotent; returns once every thread has stopped and every future is ready.
   void shutdown(ShutdownMode mode = ShutdownMode::drain);
 
@@ -77,9 +87,15 @@ class DynamicBatcher {
  private:
   struct Pending {
     Request request;
-    std::promise<RequestResult> promise;
+    std::optional<std::promise<RequestResult>> promise;  // either a promise
+    Completion done;                                     // or a callback
     Clock::time_point submitted;
     Clock::time_point deadline;  // Clock::time_point::max() without a timeout
+  };
+  // Submits made on a lane thread by the completions of one of its batches.
+  struct Deferred {
+    const DynamicBatcher* owner = nullptr;
+    std::vector<Pending> requests;
   };
   struct Work {
     std::vector<Pending> requests;
@@ -90,7 +106,17 @@ class DynamicBatcher {
     Clock::time_point launched;
   };
 
-  std::future<RequestResult> reject(const std::string& message);
+  // Checks `p.request`, stamps it and queues it (or defers it, on a lane completing a
+  // batch); returns the result to complete it with when it is refused at once.
+  std::optional<RequestResult> admit(Pending& p);
+  // Queues deferred submits under one lock; completes the refused ones.
+  void admit_deferred(std::vector<Pending>& requests);
+  // Under mu_: queues `p`, or returns why not (shutting down, queue full).
+  std::optional<RequestResult> queue(Pending& p);
+  // Completes `requests` with result(p), deferring what their callbacks submit.
+  template <typename MakeResult>
+  void complete_batch(std::vector<Pending>& requests, MakeResult&& result);
+  static void complete(Pending& p, RequestResult&& result) noexcept;
   void timekeeper_loop();
   void lane_loop(std::size_t lane);
   // Under `lock` (on mu_): blocks until this lane has a batch (true) or nothing is left to
@@ -132,6 +158,7 @@ class DynamicBatcher {
   std::vector<std::thread> lanes_;
   std::thread timekeeper_;
   std::once_flag shutdown_once_;
+  static thread_local Deferred* deferred_;  // set while a lane completes a batch
 };
 
 }  // namespace streampipe::batching

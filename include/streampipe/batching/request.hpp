@@ -9,6 +9,7 @@
 
 #include <chrono>
 #include <cstddef>
+#include <functional>
 #include <span>
 #include <stdexcept>
 #include <string>
@@ -58,5 +59,8 @@ struct RequestResult {
     if (!ok()) throw RequestError(status, error);
   }
 };
+
+// The asynchronous form of a request's completion (DynamicBatcher::submit with a callback).
+using Completion = std::function<void(RequestResult&&)>;
 
 }  // namespace streampipe::batching
