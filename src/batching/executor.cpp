@@ -14,8 +14,6 @@ void gather_inputs(const Batch& batch, std::span<float> packed, std::size_t inpu
                                             batch.size(), batch.bucket, packed.size()));
   for (std::size_t r = 0; r < batch.size(); ++r)
     std::copy(batch.inputs[r].begin(), batch.inputs[r].end(), packed.begin() + static_cast<std::ptrdiff_t>(r * input_size));
-  std::fill(packed.begin() + static_cast<std::ptrdiff_t>(batch.size() * input_size),
-            packed.begin() + static_cast<std::ptrdiff_t>(batch.bucket * input_size), 0.0f);
 }
 
 void scatter_outputs(std::span<const float> packed, const Batch& batch, std::size_t output_size) {

@@ -117,8 +117,11 @@ void GpuExecutor::enqueue(Lane& lane, Slot& slot, std::size_t rows, std::size_t 
   const StreamRef s = lane.stream.ref();
   try {
     slot.start.record(s);
-    SP_CUDA_CHECK(cudaMemcpyAsync(lane.d_in.data(), slot.h_in.data(), bucket * in * sizeof(float),
+    // Only the real rows cross the link; the padding rows are zeroed where they are used.
+    SP_CUDA_CHECK(cudaMemcpyAsync(lane.d_in.data(), slot.h_in.data(), rows * in * sizeof(float),
                                   cudaMemcpyHostToDevice, s.handle()));
+    if (bucket > rows)
+      SP_CUDA_CHECK(cudaMemsetAsync(lane.d_in.data() + rows * in, 0, (bucket - rows) * in * sizeof(float), s.handle()));
     slot.copied_in.record(s);
     // Enqueue time covers the compute only (as trtexec's does): one graph launch, or the
     // model's launches one by one.

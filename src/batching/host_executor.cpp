@@ -51,6 +51,7 @@ void HostExecutor::launch(std::size_t lane, std::size_t slot, const Batch& batch
   const std::span<float> in(buffers.in.data(), batch.bucket * input_size_);
   const std::span<float> out(buffers.out.data(), batch.bucket * output_size_);
   gather_inputs(batch, in, input_size_);
+  std::fill(in.begin() + static_cast<std::ptrdiff_t>(batch.size() * input_size_), in.end(), 0.0f);
   model_(in, out, batch.bucket);
   scatter_outputs(out, batch, output_size_);
   {

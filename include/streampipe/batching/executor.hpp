@@ -65,8 +65,10 @@ class BatchExecutor {
 
 inline constexpr std::size_t kSlotsPerLane = 2;
 
-// Packs the batch's inputs into `packed` (bucket × input_size, row-major) and zeroes the
-// padding rows, so a plan never computes on stale data.
+// Packs the batch's inputs into the first size() rows of `packed` (bucket × input_size,
+// row-major). The padding rows are the executor's to zero (the GPU executor does it on the
+// device, sparing the host the fill and the link the zeros), so a plan never computes on
+// stale data.
 void gather_inputs(const Batch& batch, std::span<float> packed, std::size_t input_size);
 // Copies the first size() rows of `packed` (bucket × output_size) to the requests.
 void scatter_outputs(std::span<const float> packed, const Batch& batch, std::size_t output_size);
