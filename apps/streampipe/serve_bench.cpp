@@ -50,6 +50,7 @@ struct ServeOptions {
   int queue = 4096;
   std::string sync = "spin";
   std::string client = "sync";
+  std::string io = "mapped";
   int idle_spin_us = 500;
   std::string backend = "auto";
   double window_ms = 200;
@@ -117,6 +118,7 @@ int run_serve_bench(const ServeOptions& so, const BenchOptions& bo) {
   if (so.sync != "spin" && so.sync != "blocking") throw UsageError(fmt::format("--sync '{}': spin or blocking", so.sync));
   if (so.client != "sync" && so.client != "async") throw UsageError(fmt::format("--client '{}': sync or async", so.client));
   const auto client_model = so.client == "async" ? serve::ClientModel::async : serve::ClientModel::sync;
+  if (so.io != "copy" && so.io != "mapped") throw UsageError(fmt::format("--io '{}': copy or mapped", so.io));
   std::vector<ModeSpec> modes;
   for (const auto& m : so.modes) {
     const auto it = std::find_if(std::begin(kModes), std::end(kModes), [&](const ModeSpec& s) { return s.key == m; });
@@ -189,7 +191,7 @@ int run_serve_bench(const ServeOptions& so, const BenchOptions& bo) {
   out["model"] = {{"layers", sizes}, {"flops_per_request", weights.flops_per_row()}, {"seed", so.seed}};
   out["config"] = {{"max_batch", so.max_batch},   {"preferred", so.preferred}, {"max_queue_delay_us", so.max_delay_us},
                    {"lanes", so.lanes},           {"queue", so.queue},         {"sync", so.sync},
-                   {"client", open_loop ? "open loop" : so.client},
+                   {"client", open_loop ? "open loop" : so.client}, {"io", so.io},
                    {"idle_spin_us", so.idle_spin_us},
                    {"window_ms", so.window_ms},   {"windows", bo.runs},        {"reference_windows", bo.runs * 4}, {"warmup_windows", bo.warmup},
                    {"concurrency", so.concurrency}, {"open_loop_rates", so.rates}};
@@ -223,7 +225,10 @@ int run_serve_bench(const ServeOptions& so, const BenchOptions& bo) {
     std::unique_ptr<BatchExecutor> exec;
     const std::size_t lanes = mode.batching ? static_cast<std::size_t>(so.lanes) : 1;
 #if defined(STREAMPIPE_HAVE_CUBLAS)
-    if (gpu) exec = std::make_unique<GpuExecutor>(*device, *model, GpuExecutorOptions{lanes, mode.graphs, sync});
+    if (gpu)
+      exec = std::make_unique<GpuExecutor>(*device, *model,
+                                           GpuExecutorOptions{lanes, mode.graphs, sync,
+                                                              so.io == "mapped" ? BatchIo::mapped : BatchIo::copy});
 #endif
     if (!exec)
       exec = std::make_unique<HostExecutor>(in_size, out_size, lanes,
@@ -467,6 +472,10 @@ Command add_serve(CLI::App& parent, const char* name, const char* help) {
   sub->add_option("--queue", so->queue, "bounded queue size (requests beyond it are rejected)")
       ->capture_default_str()->check(CLI::Range(1, 1 << 24));
   sub->add_option("--sync", so->sync, "how lanes wait for the GPU: spin or blocking")->capture_default_str();
+  sub->add_option("--io", so->io,
+                  "how a batch reaches the GPU: copy (H2D and D2H copies into device buffers) or mapped (the "
+                  "model's first and last kernels read and write the pinned staging through the link)")
+      ->capture_default_str();
   sub->add_option("--client", so->client,
                   "closed-loop client model: sync (a thread per client waiting on a future, a wake-up per request) "
                   "or async (clients resubmit from the completion callback, like perf_analyzer --async)")

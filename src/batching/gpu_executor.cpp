@@ -24,6 +24,11 @@ namespace streampipe::batching {
 struct GpuExecutor::Slot {
   Slot(const Device& d, EventWait wait) : start(d), copied_in(d), computed(d), done(d, EventTiming::enabled, wait) {}
   PinnedBuffer<float> h_in, h_out;
+  // Mapped I/O: the staging as the device addresses it, and how many leading rows of h_in
+  // may be non-zero (the rows beyond are zero, as padding must be).
+  const float* mapped_in = nullptr;
+  float* mapped_out = nullptr;
+  std::size_t dirty_rows = 0;
   Event start, copied_in, computed, done;
   double enqueue_ms = 0;
   bool in_flight = false;
@@ -44,7 +49,8 @@ struct GpuExecutor::Lane {
   Stream stream;
   DeviceBuffer<float> d_in, d_out;
   std::unique_ptr<ModelLane> model;
-  std::map<std::size_t, GraphExec> plans;  // bucket -> graph (graphs on)
+  // (bucket, slot) -> graph, graphs on; with copied I/O both slots share slot 0's graph.
+  std::map<std::pair<std::size_t, std::size_t>, GraphExec> plans;
   std::vector<std::size_t> prepared;       // buckets prepared (graphs off)
   std::array<Slot, kSlotsPerLane> slots;
 };
@@ -54,6 +60,8 @@ GpuExecutor::GpuExecutor(const Device& device, DeviceModel& model, GpuExecutorOp
   if (options_.lanes == 0) throw std::invalid_argument("GpuExecutor: at least one lane");
   if (model_.input_size() == 0 || model_.output_size() == 0)
     throw std::invalid_argument("GpuExecutor: the model's input and output sizes must be positive");
+  if (options_.io == BatchIo::mapped && !model_.accepts_mapped_io())
+    throw std::invalid_argument("GpuExecutor: mapped I/O asked for, but the model does not accept mapped host memory");
   const CurrentDeviceGuard guard(device_);
   const EventWait wait = options_.sync == report::SyncMode::blocking ? EventWait::blocking : EventWait::spin;
   for (std::size_t i = 0; i < options_.lanes; ++i) lanes_.push_back(std::make_unique<Lane>(device_, wait));
@@ -74,33 +82,46 @@ void GpuExecutor::prepare(std::span<const std::size_t> buckets) {
   const CurrentDeviceGuard guard(device_);
   const NvtxRange range("GpuExecutor::prepare");
   const std::size_t in = model_.input_size(), out = model_.output_size();
+  const bool mapped = options_.io == BatchIo::mapped;
   for (auto& lane_ptr : lanes_) {
     Lane& lane = *lane_ptr;
     for (Slot& slot : lane.slots) {
       slot.h_in = PinnedBuffer<float>(largest * in);
       slot.h_out = PinnedBuffer<float>(largest * out);
       std::fill(slot.h_in.begin(), slot.h_in.end(), 0.0f);
+      slot.dirty_rows = 0;
+      if (mapped) {
+        void* p = nullptr;
+        SP_CUDA_CHECK(cudaHostGetDevicePointer(&p, slot.h_in.data(), 0));
+        slot.mapped_in = static_cast<const float*>(p);
+        SP_CUDA_CHECK(cudaHostGetDevicePointer(&p, slot.h_out.data(), 0));
+        slot.mapped_out = static_cast<float*>(p);
+      }
     }
-    lane.d_in = DeviceBuffer<float>(device_, largest * in);
-    lane.d_out = DeviceBuffer<float>(device_, largest * out);
-    // Warm-up runs compute on zeros, never on uninitialized memory.
-    SP_CUDA_CHECK(cudaMemsetAsync(lane.d_in.data(), 0, lane.d_in.bytes(), lane.stream.handle()));
+    if (!mapped) {
+      lane.d_in = DeviceBuffer<float>(device_, largest * in);
+      lane.d_out = DeviceBuffer<float>(device_, largest * out);
+      // Warm-up runs compute on zeros, never on uninitialized memory.
+      SP_CUDA_CHECK(cudaMemsetAsync(lane.d_in.data(), 0, lane.d_in.bytes(), lane.stream.handle()));
+    }
     lane.model = model_.make_lane(lane.stream.ref(), largest);
     lane.plans.clear();
     lane.prepared.clear();
     for (const std::size_t b : buckets) {
       lane.model->prepare(b);
       // One eager run first: lazy module loading and library set-up happen outside capture.
-      lane.model->enqueue(lane.d_in.data(), lane.d_out.data(), b);
+      lane.model->enqueue(model_input(lane, lane.slots[0]), model_output(lane, lane.slots[0]), b);
       lane.stream.synchronize();
       if (options_.graphs) {
-        Graph graph;
-        {
-          GraphCapture capture(lane.stream.ref());
-          lane.model->enqueue(lane.d_in.data(), lane.d_out.data(), b);
-          graph = capture.end();
+        for (std::size_t k = 0; k < (mapped ? kSlotsPerLane : 1); ++k) {
+          Graph graph;
+          {
+            GraphCapture capture(lane.stream.ref());
+            lane.model->enqueue(model_input(lane, lane.slots[k]), model_output(lane, lane.slots[k]), b);
+            graph = capture.end();
+          }
+          lane.plans.emplace(std::pair{b, k}, GraphExec(graph));
         }
-        lane.plans.emplace(b, GraphExec(graph));
       }
       lane.prepared.push_back(b);
       // The plan's first use, copies included, happens here and not in a measured request.
@@ -112,29 +133,44 @@ void GpuExecutor::prepare(std::span<const std::size_t> buckets) {
   }
 }
 
+const float* GpuExecutor::model_input(Lane& lane, Slot& slot) const {
+  return options_.io == BatchIo::mapped ? slot.mapped_in : lane.d_in.data();
+}
+
+float* GpuExecutor::model_output(Lane& lane, Slot& slot) const {
+  return options_.io == BatchIo::mapped ? slot.mapped_out : lane.d_out.data();
+}
+
 void GpuExecutor::enqueue(Lane& lane, Slot& slot, std::size_t rows, std::size_t bucket) {
   const std::size_t in = model_.input_size(), out = model_.output_size();
   const StreamRef s = lane.stream.ref();
+  const bool mapped = options_.io == BatchIo::mapped;
   try {
     slot.start.record(s);
-    // Only the real rows cross the link; the padding rows are zeroed where they are used.
-    SP_CUDA_CHECK(cudaMemcpyAsync(lane.d_in.data(), slot.h_in.data(), rows * in * sizeof(float),
-                                  cudaMemcpyHostToDevice, s.handle()));
-    if (bucket > rows)
-      SP_CUDA_CHECK(cudaMemsetAsync(lane.d_in.data() + rows * in, 0, (bucket - rows) * in * sizeof(float), s.handle()));
+    if (!mapped) {
+      // Only the real rows cross the link; the padding rows are zeroed where they are used.
+      SP_CUDA_CHECK(cudaMemcpyAsync(lane.d_in.data(), slot.h_in.data(), rows * in * sizeof(float),
+                                    cudaMemcpyHostToDevice, s.handle()));
+      if (bucket > rows)
+        SP_CUDA_CHECK(
+            cudaMemsetAsync(lane.d_in.data() + rows * in, 0, (bucket - rows) * in * sizeof(float), s.handle()));
+    }
     slot.copied_in.record(s);
     // Enqueue time covers the compute only (as trtexec's does): one graph launch, or the
     // model's launches one by one.
     const auto t0 = std::chrono::steady_clock::now();
-    if (options_.graphs)
-      lane.plans.at(bucket).launch(s);
-    else
-      lane.model->enqueue(lane.d_in.data(), lane.d_out.data(), bucket);
+    if (options_.graphs) {
+      const std::size_t k = mapped ? static_cast<std::size_t>(&slot - lane.slots.data()) : 0;
+      lane.plans.at(std::pair{bucket, k}).launch(s);
+    } else {
+      lane.model->enqueue(model_input(lane, slot), model_output(lane, slot), bucket);
+    }
     const auto t1 = std::chrono::steady_clock::now();
     slot.computed.record(s);
     // Only the real rows come back; padding rows are computed but never copied.
-    SP_CUDA_CHECK(cudaMemcpyAsync(slot.h_out.data(), lane.d_out.data(), rows * out * sizeof(float),
-                                  cudaMemcpyDeviceToHost, s.handle()));
+    if (!mapped)
+      SP_CUDA_CHECK(cudaMemcpyAsync(slot.h_out.data(), lane.d_out.data(), rows * out * sizeof(float),
+                                    cudaMemcpyDeviceToHost, s.handle()));
     slot.done.record(s);
     slot.enqueue_ms = std::chrono::duration<double, std::milli>(t1 - t0).count();
   } catch (...) {
@@ -180,8 +216,19 @@ void GpuExecutor::launch(std::size_t lane_index, std::size_t slot_index, const B
     throw std::invalid_argument(fmt::format("GpuExecutor: a batch of {} does not fit bucket {}", batch.size(), batch.bucket));
   const CurrentDeviceGuard guard(device_);
   const NvtxRange range("GpuExecutor::launch");
-  gather_inputs(batch, slot.h_in.span(), model_.input_size());
-  enqueue(lane, slot, batch.size(), batch.bucket);
+  const std::size_t in = model_.input_size(), rows = batch.size();
+  gather_inputs(batch, slot.h_in.span(), in);
+  if (options_.io == BatchIo::mapped) {
+    // The model reads the whole bucket from here: stale rows of a larger earlier batch
+    // become zero padding again (rows beyond dirty_rows already are).
+    if (slot.dirty_rows > rows) {
+      const std::size_t end = std::min(slot.dirty_rows, batch.bucket);
+      std::fill(slot.h_in.begin() + static_cast<std::ptrdiff_t>(rows * in),
+                slot.h_in.begin() + static_cast<std::ptrdiff_t>(end * in), 0.0f);
+    }
+    slot.dirty_rows = slot.dirty_rows > batch.bucket ? slot.dirty_rows : rows;
+  }
+  enqueue(lane, slot, rows, batch.bucket);
 }
 
 void GpuExecutor::wait(std::size_t lane_index, std::size_t slot_index) noexcept {

@@ -35,16 +35,17 @@ void expect_matches_reference(const MlpWeights& w, const std::vector<float>& in,
   EXPECT_TRUE(mlp_output_matches(got, want, 0.03, &worst)) << "worst error / allowance = " << worst;
 }
 
-// Drives the executor directly: every bucket, odd batch sizes, padding rows present.
-void run_direct(bool graphs) {
+// Drives the executor directly: every bucket, odd batch sizes, padding rows present, batch
+// sizes rising and falling.
+void run_direct(bool graphs, BatchIo io = BatchIo::copy) {
   const Device device(0);
   const auto weights = make_mlp_weights({40, 72, 56, 24}, 11);
   MlpModel model(device, weights);
-  GpuExecutor exec(device, model, {2, graphs, report::SyncMode::spin});
+  GpuExecutor exec(device, model, {2, graphs, report::SyncMode::spin, io});
   const std::vector<std::size_t> buckets = {1, 4, 8, 13 + 3};
   exec.prepare(buckets);
   std::mt19937 rng(3);
-  for (const std::size_t rows : {1u, 3u, 5u, 8u, 11u, 16u}) {
+  for (const std::size_t rows : {1u, 3u, 5u, 8u, 11u, 16u, 2u, 13u, 6u}) {
     std::size_t bucket = 0;
     for (auto b : buckets)
       if (b >= rows) {
@@ -78,6 +79,83 @@ TEST(BatchingGpu, MlpWithGraphsMatchesReference) {
 TEST(BatchingGpu, MlpWithoutGraphsMatchesReference) {
   SP_REQUIRE_GPU();
   run_direct(false);
+}
+
+TEST(BatchingGpu, MlpWithMappedIoMatchesReference) {
+  SP_REQUIRE_GPU();
+  run_direct(true, BatchIo::mapped);
+  run_direct(false, BatchIo::mapped);
+}
+
+// A model whose rows are not independent, so stale padding would show: out row r is in row
+// (r + 1) mod rows, with rows the bucket. The last real row of a padded batch must read a
+// zero row, whatever larger batch used the staging before.
+class RotatingModel final : public DeviceModel {
+ public:
+  explicit RotatingModel(bool mapped) : mapped_(mapped) {}
+  static constexpr std::size_t kWidth = 8;
+  [[nodiscard]] std::size_t input_size() const override { return kWidth; }
+  [[nodiscard]] std::size_t output_size() const override { return kWidth; }
+  [[nodiscard]] bool accepts_mapped_io() const override { return mapped_; }
+  [[nodiscard]] std::unique_ptr<ModelLane> make_lane(StreamRef stream, std::size_t) override {
+    struct Lane final : ModelLane {
+      explicit Lane(StreamRef s) : stream(s) {}
+      StreamRef stream;
+      void prepare(std::size_t) override {}
+      void enqueue(const float* in, float* out, std::size_t rows) override {
+        const std::size_t row = kWidth * sizeof(float);
+        SP_CUDA_CHECK(cudaMemcpyAsync(out, in + kWidth, (rows - 1) * row, cudaMemcpyDefault, stream.handle()));
+        SP_CUDA_CHECK(cudaMemcpyAsync(out + (rows - 1) * kWidth, in, row, cudaMemcpyDefault, stream.handle()));
+      }
+    };
+    return std::make_unique<Lane>(stream);
+  }
+
+ private:
+  bool mapped_;
+};
+
+void padding_is_zero(BatchIo io, bool graphs) {
+  const Device device(0);
+  RotatingModel model(io == BatchIo::mapped);
+  GpuExecutor exec(device, model, {1, graphs, report::SyncMode::spin, io});
+  const std::vector<std::size_t> buckets = {8};
+  exec.prepare(buckets);
+  for (const std::size_t rows : {8u, 3u, 8u, 5u, 1u}) {
+    std::vector<std::vector<float>> ins(rows, std::vector<float>(RotatingModel::kWidth, 7.0f));
+    std::vector<std::vector<float>> outs(rows, std::vector<float>(RotatingModel::kWidth, kPoison));
+    Batch batch;
+    batch.bucket = 8;
+    for (std::size_t r = 0; r < rows; ++r) {
+      batch.inputs.push_back(ins[r]);
+      batch.outputs.push_back(outs[r]);
+    }
+    // Both slots, so each sees a larger batch before a smaller one.
+    for (std::size_t slot = 0; slot < kSlotsPerLane; ++slot) {
+      exec.launch(0, slot, batch);
+      exec.wait(0, slot);
+      (void)exec.finish(0, slot, batch);
+      for (std::size_t r = 0; r < rows; ++r) {
+        const float want = (r + 1 < rows || rows == 8) ? 7.0f : 0.0f;
+        EXPECT_EQ(outs[r], std::vector<float>(RotatingModel::kWidth, want))
+            << rows << " rows, row " << r << ", slot " << slot;
+      }
+    }
+  }
+}
+
+TEST(BatchingGpu, PaddingRowsAreZeroWithCopiedAndMappedIo) {
+  SP_REQUIRE_GPU();
+  padding_is_zero(BatchIo::copy, true);
+  padding_is_zero(BatchIo::mapped, true);
+  padding_is_zero(BatchIo::mapped, false);
+}
+
+TEST(BatchingGpu, MappedIoNeedsAModelThatAcceptsIt) {
+  SP_REQUIRE_GPU();
+  const Device device(0);
+  RotatingModel model(false);
+  EXPECT_THROW(GpuExecutor(device, model, {1, true, report::SyncMode::spin, BatchIo::mapped}), std::invalid_argument);
 }
 
 TEST(BatchingGpu, ModelRejectsSizesThatAreNotMultiplesOfEight) {

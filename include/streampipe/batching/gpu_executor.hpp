@@ -1,11 +1,16 @@
 #pragma once
-// The GPU BatchExecutor. Each lane is a stream with its own device input and output
-// buffers and model scratch, and two slots of pinned staging; lanes run batches
-// concurrently, and a lane's second slot lets the next batch be gathered and enqueued
-// behind the one in flight. A batch is gathered into its slot's pinned input (padding rows
-// zeroed), copied H2D, computed, and its rows copied D2H, timed with events (H2D, compute,
-// D2H). Enqueue time is the host time to enqueue the compute (as in trtexec): one graph
-// launch, or the model's launches.
+// The GPU BatchExecutor. Each lane is a stream with its own model scratch and two slots of
+// pinned staging; lanes run batches concurrently, and a lane's second slot lets the next
+// batch be gathered and enqueued behind the one in flight. A batch is gathered into its
+// slot's pinned input and then, by BatchIo:
+//   copy:   its rows are copied H2D into the lane's device input (padding rows zeroed on the
+//           device), computed, and its rows copied D2H; events time H2D, compute and D2H;
+//   mapped: the model reads the pinned input and writes the pinned output itself, through
+//           the link, from its first and last kernels: no copy engine steps and their fixed
+//           costs (~10 us each for small batches on an H100); H2D and D2H are then part of
+//           compute and report as zero. Padding rows are zeroed on the host, only when stale.
+// Enqueue time is the host time to enqueue the compute (as in trtexec): one graph launch,
+// or the model's launches.
 //
 // Plans: with graphs on, prepare() captures the model's forward pass once per bucket and
 // lane into a CUDA graph (one cudaGraphLaunch per batch); with graphs off the model's
@@ -30,9 +35,12 @@ class ModelLane {
   // Host-side preparation for batches of `rows` (algorithm choice); before the first enqueue.
   virtual void prepare(std::size_t rows) = 0;
   // Enqueues the forward pass of `rows` rows on the lane's stream: in is rows × input_size,
-  // out rows × output_size, both device memory. Must be capturable: no sync, no allocation.
+  // out rows × output_size, device memory or, when the model accepts mapped I/O, pinned host
+  // memory mapped for the device. Must be capturable: no sync, no allocation.
   virtual void enqueue(const float* d_in, float* d_out, std::size_t rows) = 0;
 };
+
+enum class BatchIo { copy, mapped };
 
 class DeviceModel {
  public:
@@ -40,12 +48,17 @@ class DeviceModel {
   [[nodiscard]] virtual std::size_t input_size() const = 0;
   [[nodiscard]] virtual std::size_t output_size() const = 0;
   [[nodiscard]] virtual std::unique_ptr<ModelLane> make_lane(StreamRef stream, std::size_t max_rows) = 0;
+  // True when its lanes touch `in` and `out` only in kernels that stream through them once
+  // (a conversion, say), so mapped host memory costs one pass over the link. A library
+  // call that read them repeatedly would pull them over the link each time.
+  [[nodiscard]] virtual bool accepts_mapped_io() const { return false; }
 };
 
 struct GpuExecutorOptions {
   std::size_t lanes = 2;
   bool graphs = true;                               // a CUDA graph per bucket per lane
   report::SyncMode sync = report::SyncMode::spin;   // how a lane thread waits for its batch
+  BatchIo io = BatchIo::copy;                       // mapped needs model.accepts_mapped_io()
 };
 
 class GpuExecutor final : public BatchExecutor {
@@ -66,12 +79,16 @@ class GpuExecutor final : public BatchExecutor {
   void wait(std::size_t lane, std::size_t slot) noexcept override;
   BatchTiming finish(std::size_t lane, std::size_t slot, const Batch& batch) override;
   [[nodiscard]] bool graphs() const noexcept { return options_.graphs; }
+  [[nodiscard]] BatchIo io() const noexcept { return options_.io; }
 
  private:
   struct Slot;
   struct Lane;
   Lane& checked_lane(std::size_t lane, std::size_t slot);
   void enqueue(Lane& lane, Slot& slot, std::size_t rows, std::size_t bucket);
+  // What the model reads and writes: the lane's device buffers, or the slot's mapped staging.
+  [[nodiscard]] const float* model_input(Lane& lane, Slot& slot) const;
+  [[nodiscard]] float* model_output(Lane& lane, Slot& slot) const;
   BatchTiming complete(Lane& lane, Slot& slot);
 
   Device device_;

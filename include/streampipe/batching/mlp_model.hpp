@@ -31,6 +31,8 @@ class MlpModel final : public DeviceModel {
   [[nodiscard]] std::size_t input_size() const override;
   [[nodiscard]] std::size_t output_size() const override;
   [[nodiscard]] std::unique_ptr<ModelLane> make_lane(StreamRef stream, std::size_t max_rows) override;
+  // The input is read once by a float -> bf16 kernel, the output written once by bf16 -> float.
+  [[nodiscard]] bool accepts_mapped_io() const override { return true; }
   [[nodiscard]] double flops_per_row() const noexcept { return flops_per_row_; }
   // The GEMM configuration each layer uses for batches of `rows` rows, once a lane has
   // prepared `rows` (empty before).
