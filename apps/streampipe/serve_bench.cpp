@@ -49,7 +49,7 @@ struct ServeOptions {
   int lanes = 2;
   int queue = 4096;
   std::string sync = "spin";
-  std::string client = "sync";
+  std::string client = "async";
   std::string io = "mapped";
   int idle_spin_us = 500;
   std::string backend = "auto";

@@ -27,7 +27,7 @@ enum class ClientModel { sync, async };
 
 struct LoadOptions {
   int clients = 1;
-  ClientModel model = ClientModel::sync;
+  ClientModel model = ClientModel::async;
   double window_ms = 200;
   int warmup_windows = 2;
   int windows = 5;
