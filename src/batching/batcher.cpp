@@ -95,9 +95,14 @@ void DynamicBatcher::complete(Pending& p, RequestResult&& result) noexcept {
 template <typename MakeResult>
 void DynamicBatcher::complete_batch(std::vector<Pending>& requests, MakeResult&& result) {
   Deferred deferred{this, {}};
-  Deferred* const outer = std::exchange(deferred_, &deferred);
-  for (auto& p : requests) complete(p, result(p));
-  deferred_ = outer;
+  {
+    // Restored however the loop ends: deferred_ must never outlive `deferred`.
+    struct Restore {
+      Deferred* outer;
+      ~Restore() { deferred_ = outer; }
+    } restore{std::exchange(deferred_, &deferred)};
+    for (auto& p : requests) complete(p, result(p));
+  }
   if (!deferred.requests.empty()) admit_deferred(deferred.requests);
 }
 
