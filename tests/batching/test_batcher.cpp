@@ -149,10 +149,7 @@ TEST(Batcher, WrongShapeIsRejectedAloneWithAMessage) {
 
 TEST(Batcher, FullQueueRejectsImmediately) {
   Gate gate;
-  HostExecutor exec(kIn, kOut, 1, [&](std::span<const float> in, std::span<float> out, std::size_t rows) {
-    model(in, out, rows);
-    if (in[0] == 1000.0f) gate.pass();  // only the measured request, not warm-up
-  });
+  HostExecutor exec(kIn, kOut, 1, gated_model(gate));
   auto o = options(1, 0us);
   o.max_queue_size = 4;
   DynamicBatcher batcher(exec, o);
@@ -175,10 +172,7 @@ TEST(Batcher, FullQueueRejectsImmediately) {
 
 TEST(Batcher, TimedOutRequestFailsWhileTheLaneIsBusy) {
   Gate gate;
-  HostExecutor exec(kIn, kOut, 1, [&](std::span<const float> in, std::span<float> out, std::size_t rows) {
-    model(in, out, rows);
-    if (in[0] == 1000.0f) gate.pass();
-  });
+  HostExecutor exec(kIn, kOut, 1, gated_model(gate));
   DynamicBatcher batcher(exec, options(1, 0us));
   Client first(1000), late(1), patient(2);
   auto f0 = batcher.submit(first.request());
@@ -199,10 +193,7 @@ TEST(Batcher, TimedOutRequestFailsWhileTheLaneIsBusy) {
 
 TEST(Batcher, DefaultTimeoutApplies) {
   Gate gate;
-  HostExecutor exec(kIn, kOut, 1, [&](std::span<const float> in, std::span<float> out, std::size_t rows) {
-    model(in, out, rows);
-    if (in[0] == 1000.0f) gate.pass();
-  });
+  HostExecutor exec(kIn, kOut, 1, gated_model(gate));
   auto o = options(1, 0us);
   o.default_timeout = 10ms;
   DynamicBatcher batcher(exec, o);
@@ -263,10 +254,7 @@ TEST(Batcher, FailingBatchFailsOnlyItsRequests) {
 
 TEST(Batcher, ShutdownDrainCompletesEveryQueuedRequest) {
   Gate gate;
-  HostExecutor exec(kIn, kOut, 1, [&](std::span<const float> in, std::span<float> out, std::size_t rows) {
-    model(in, out, rows);
-    if (in[0] == 1000.0f) gate.pass();
-  });
+  HostExecutor exec(kIn, kOut, 1, gated_model(gate));
   DynamicBatcher batcher(exec, options(4, std::chrono::microseconds(std::chrono::seconds(60))));
   Client first(1000);
   auto f0 = batcher.submit(first.request());
@@ -298,10 +286,7 @@ TEST(Batcher, ShutdownDrainCompletesEveryQueuedRequest) {
 
 TEST(Batcher, ShutdownCancelFailsQueuedAndFinishesInFlight) {
   Gate gate;
-  HostExecutor exec(kIn, kOut, 1, [&](std::span<const float> in, std::span<float> out, std::size_t rows) {
-    model(in, out, rows);
-    if (in[0] == 1000.0f) gate.pass();
-  });
+  HostExecutor exec(kIn, kOut, 1, gated_model(gate));
   DynamicBatcher batcher(exec, options(1, 0us));
   Client first(1000);
   auto f0 = batcher.submit(first.request());

@@ -103,10 +103,7 @@ TEST(BatcherCallbacks, SubmitsFromOneBatchsCallbacksFormOneBatch) {
 
 TEST(BatcherCallbacks, ThrowingCallbackDoesNotHurtItsBatchOrTheBatcher) {
   Gate gate;
-  HostExecutor exec(kIn, kOut, 1, [&](std::span<const float> in, std::span<float> out, std::size_t rows) {
-    model(in, out, rows);
-    if (in[0] == 1000.0f) gate.pass();
-  });
+  HostExecutor exec(kIn, kOut, 1, gated_model(gate));
   DynamicBatcher batcher(exec, options(4, 0us));
   Client blocker(1000), thrower(1), calm(2), later(3);
   auto f0 = batcher.submit(blocker.request());
@@ -126,10 +123,7 @@ TEST(BatcherCallbacks, ThrowingCallbackDoesNotHurtItsBatchOrTheBatcher) {
 
 TEST(BatcherCallbacks, TimeoutAndCancellationAreCalledBack) {
   Gate gate;
-  HostExecutor exec(kIn, kOut, 1, [&](std::span<const float> in, std::span<float> out, std::size_t rows) {
-    model(in, out, rows);
-    if (in[0] == 1000.0f) gate.pass();
-  });
+  HostExecutor exec(kIn, kOut, 1, gated_model(gate));
   std::optional<DynamicBatcher> batcher(std::in_place, exec, options(1, 0us));
   Client blocker(1000), late(1), queued(2);
   auto f0 = batcher->submit(blocker.request());
