@@ -100,7 +100,7 @@ std::string gemm_choice_table(const batching::MlpModel& model, double peak_tflop
       const auto& c = *g.choice;
       const std::string layers = g.first == g.last ? std::to_string(g.first) : fmt::format("{}-{}", g.first, g.last);
       t.add_row({std::to_string(rows), layers, fmt::format("{} -> {}", c.in, c.out), c.relu ? "bias+ReLU" : "bias",
-                 std::to_string(c.algo_id), c.tile, c.stages,
+                 c.kernel == "cuBLASLt" ? std::to_string(c.algo_id) : c.kernel, c.tile, c.stages,
                  c.split_k > 1 ? fmt::format("{} ({})", c.split_k, c.reduction) : "1", fmt::format("{:.1f}", c.us),
                  fmt::format("{:.1f}", c.tflops), fmt::format("{:.0f}%", pct(c.tflops, peak_tflops)),
                  fmt::format("{:.0f}", gbps(c)), fmt::format("{:.1f}", c.heuristic_us),
@@ -111,7 +111,8 @@ std::string gemm_choice_table(const batching::MlpModel& model, double peak_tflop
   return t.str(fmt::format("GEMM configurations chosen by the algorithm search (events around each GEMM, L2 "
                            "flushed, median of 3 rounds of 10, pseudo-random bf16) against the bf16 peak {:.1f} "
                            "TFLOP/s; GB/s counts A, B and D once; 'gain' is over the heuristic's first answer; "
-                           "'timed' counts candidates accepted / planned",
+                           "'timed' counts candidates accepted / planned; algo 'sm90' is streampipe's Hopper "
+                           "kernel, its split-K reduced in cluster shared memory (smem) and a workspace (ws)",
                            peak_tflops));
 }
 
@@ -126,6 +127,7 @@ nlohmann::json gemm_choices_json(const batching::MlpModel& model, double peak_tf
                       {"out", c.out},
                       {"rows", c.rows},
                       {"epilogue", c.relu ? "relu_bias" : "bias"},
+                      {"kernel", c.kernel},
                       {"algo_id", c.algo_id},
                       {"tile", c.tile},
                       {"stages", c.stages},

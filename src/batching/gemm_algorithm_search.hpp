@@ -9,6 +9,9 @@
 // run alone after the L2 cache is overwritten (warm-up, then the median of 5 runs each,
 // then the 5 fastest and the heuristic's first answer again in 3 interleaved rounds of
 // 10), and returns the fastest whose output agrees with the heuristic's first answer.
+// Where this library's sm_90a kernel runs (a Hopper GPU, a shape it tiles, the bias
+// given), its one-wave K splits are timed the same way, the fastest against cuBLASLt's
+// choice in interleaved rounds, and it is chosen when it is faster and agrees.
 //
 // Capture: the search never touches the caller's stream. It runs on its own stream, with
 // its own stream-ordered scratch, and sets the calling thread's capture mode to relaxed
@@ -18,6 +21,7 @@
 
 #include "cublaslt_handles.hpp"
 #include "gemm_candidates.hpp"
+#include "sm90_gemm.hpp"
 #include "streampipe/batching/gemm_choice.hpp"
 #include "streampipe/cuda/device.hpp"
 
@@ -53,6 +57,9 @@ struct GemmProblem {
   const std::uint16_t* weights = nullptr;  // A: in x out, device memory
   std::size_t in = 0, out = 0, rows = 0;
   bool relu = false;  // the epilogue is RELU_BIAS (else BIAS): reported, not applied here
+  // The bias the descriptor points to; when set, the search also times this library's
+  // sm_90a kernel (sm90_gemm.hpp), which takes it as a pointer.
+  const std::uint16_t* bias = nullptr;
 };
 
 struct BuiltCandidate {
@@ -82,7 +89,8 @@ struct BuiltCandidate {
 [[nodiscard]] AlgoConfig read_config(const cublasLtMatmulAlgo_t& algo);
 
 struct GemmSearchResult {
-  cublasLtMatmulAlgo_t algo{};
+  cublasLtMatmulAlgo_t algo{};  // cuBLASLt's configuration, unless sm90 is set
+  std::optional<Sm90Split> sm90;  // the sm_90a kernel with this split won
   GemmChoice choice;
 };
 

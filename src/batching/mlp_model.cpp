@@ -3,11 +3,13 @@
 #include "cublaslt_handles.hpp"
 #include "gemm_algorithm_search.hpp"
 #include "mlp_convert.cuh"
+#include "sm90_gemm.hpp"
 #include "streampipe/cuda/device_buffer.hpp"
 #include "streampipe/cuda/error.hpp"
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <stdexcept>
 
 namespace streampipe::batching {
@@ -29,6 +31,7 @@ namespace {
 struct LayerPlan {
   detail::MatrixLayout b, d;
   cublasLtMatmulAlgo_t algo{};
+  std::optional<detail::Sm90Gemm> sm90;  // set when the search chose the sm_90a kernel
 };
 
 class MlpLane final : public ModelLane {
@@ -42,6 +45,9 @@ class MlpLane final : public ModelLane {
         preference_(detail::make_preference(detail::kWorkspaceBytes)) {
     const std::size_t widest = *std::max_element(state_->sizes.begin(), state_->sizes.end());
     for (auto& a : activations_) a = DeviceBuffer<std::uint16_t>(Device(state_->device), max_rows * widest);
+    // Scratch for the sm_90a kernel's K splits, where that kernel can run at all.
+    if (detail::sm90_gemm_unsupported(Device(state_->device), {widest, widest, 1, false}).empty())
+      sm90_workspace_.emplace(stream_, widest);
     const std::size_t layers = state_->sizes.size() - 1;
     for (std::size_t i = 0; i < layers; ++i) {
       auto desc = detail::make_tn_desc();
@@ -75,16 +81,22 @@ class MlpLane final : public ModelLane {
     for (std::size_t i = 0; i < layers; ++i) {
       const std::size_t in = state_->sizes[i], out = state_->sizes[i + 1];
       LayerPlan p{detail::make_layout(in, rows, static_cast<std::int64_t>(in)),
-                  detail::make_layout(out, rows, static_cast<std::int64_t>(out)), {}};
+                  detail::make_layout(out, rows, static_cast<std::int64_t>(out)), {}, std::nullopt};
       const bool relu = i + 1 < layers;
+      const std::uint16_t* bias = state_->biases[i].data();
       const detail::GemmProblem problem{descs_[i].get(), a_layouts_[i].get(), p.b.get(), p.d.get(),
-                                        state_->weights[i].data(), in, out, rows, relu};
+                                        state_->weights[i].data(), in, out, rows, relu,
+                                        sm90_workspace_ ? bias : nullptr};
       const auto found = state_->searches.find_or_search({in, out, rows, relu}, [&] {
         return detail::search_gemm(device, handle_.get(), problem, workspace_.bytes());
       });
       // A shared result was checked against another layer's descriptors (its bias pointer):
       // check it against this one's too (a host call, safe inside a capture).
-      if (detail::algo_accepted(handle_.get(), problem, found.algo, workspace_.bytes())) {
+      if (found.sm90 && sm90_workspace_) {
+        // Layer i reads activations_[i % 2] and writes the other (enqueue's ping-pong).
+        p.sm90.emplace(device, detail::Sm90GemmShape{in, out, rows, relu}, *found.sm90, state_->weights[i].data(),
+                       bias, activations_[i % 2].data(), activations_[1 - i % 2].data(), sm90_workspace_->ref());
+      } else if (detail::algo_accepted(handle_.get(), problem, found.algo, workspace_.bytes())) {
         p.algo = found.algo;
       } else if (const auto first = detail::heuristic_first(handle_.get(), problem, workspace_.bytes())) {
         p.algo = *first;
@@ -107,6 +119,11 @@ class MlpLane final : public ModelLane {
     for (std::size_t i = 0; i < it->second.size(); ++i) {
       const LayerPlan& p = it->second[i];
       std::uint16_t* y = activations_[1 - cur].data();
+      if (p.sm90) {
+        p.sm90->enqueue(stream_);
+        cur = 1 - cur;
+        continue;
+      }
       SP_CUBLAS_CHECK(cublasLtMatmul(handle_.get(), descs_[i].get(), &alpha, state_->weights[i].data(),
                                      a_layouts_[i].get(), activations_[cur].data(), p.b.get(), &beta, y, p.d.get(), y,
                                      p.d.get(), &p.algo, workspace_.data(), workspace_.bytes(), stream_.handle()));
@@ -123,6 +140,7 @@ class MlpLane final : public ModelLane {
   DeviceBuffer<std::byte> workspace_;
   detail::MatmulPreference preference_;
   DeviceBuffer<std::uint16_t> activations_[2];
+  std::optional<detail::Sm90Workspace> sm90_workspace_;
   std::vector<detail::MatmulDesc> descs_;
   std::vector<detail::MatrixLayout> a_layouts_;
   std::map<std::size_t, std::vector<LayerPlan>> plans_;

@@ -56,6 +56,7 @@ const Api& api() {
     resolve("cuModuleGetFunctionCount", a.module_get_function_count, e, false);
     resolve("cuModuleEnumerateFunctions", a.module_enumerate_functions, e, false);
     resolve("cuFuncGetName", a.func_get_name, e, false);
+    resolve("cuTensorMapEncodeTiled", a.tensor_map_encode_tiled, e, false);
     return st;
   }();
   if (!state->error.empty()) throw JitError(state->error);

@@ -25,6 +25,8 @@ struct Api {
   decltype(&::cuModuleGetFunctionCount) module_get_function_count = nullptr;
   decltype(&::cuModuleEnumerateFunctions) module_enumerate_functions = nullptr;
   decltype(&::cuFuncGetName) func_get_name = nullptr;
+  // TMA descriptors (Hopper and newer), for the batching library's sm_90a GEMM.
+  decltype(&::cuTensorMapEncodeTiled) tensor_map_encode_tiled = nullptr;
 };
 
 // Throws JitError (naming the missing entry point or the runtime's reason) when there is

@@ -5,6 +5,7 @@
 // Outputs are poisoned (NaN) before every run; inputs are random.
 
 #include "gemm_algorithm_search.hpp"
+#include "gemm_test_support.hpp"
 
 #include "streampipe/batching/mlp_model.hpp"
 #include "streampipe/batching/mlp_reference.hpp"
@@ -25,40 +26,15 @@
 namespace streampipe::batching {
 namespace {
 
-std::vector<float> random_rows(std::size_t n, std::uint32_t seed) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> d(-1.0f, 1.0f);
-  std::vector<float> v(n);
-  for (auto& x : v) x = d(rng);
-  return v;
-}
-
-// One layer on the host, rounding where the GPU stores bf16: y = [relu](x W^T + b).
-std::vector<float> layer_reference(const MlpLayer& l, const std::vector<std::uint16_t>& x, std::size_t row, bool relu) {
-  std::vector<float> y(l.out);
-  for (std::size_t o = 0; o < l.out; ++o) {
-    float acc = 0;
-    for (std::size_t k = 0; k < l.in; ++k) acc += from_bf16(l.weights[o * l.in + k]) * from_bf16(x[row * l.in + k]);
-    acc += from_bf16(l.bias[o]);
-    y[o] = round_bf16(relu ? std::max(acc, 0.0f) : acc);
-  }
-  return y;
-}
+using test_support::layer_reference;
+using test_support::random_rows;
 
 // One 4096 -> 4096 layer set up the way the MLP lane sets it up.
-struct LayerSetup {
+struct LayerSetup : test_support::LayerOnDevice {
   static constexpr std::size_t kSize = 4096;
   static constexpr std::int64_t kLd = 4096;
   explicit LayerSetup(std::size_t rows_, bool relu_)
-      : rows(rows_),
-        relu(relu_),
-        weights(make_mlp_weights({kSize, kSize}, 29)),
-        device(0),
-        stream(device),
-        w(device, kSize * kSize),
-        bias(device, kSize),
-        x(device, rows * kSize),
-        y(device, rows * kSize),
+      : LayerOnDevice(kSize, kSize, rows_, relu_, 29, 5),
         workspace(device, detail::kWorkspaceBytes),
         handle(detail::make_handle()),
         desc(detail::make_tn_desc()),
@@ -66,12 +42,6 @@ struct LayerSetup {
         b(detail::make_layout(kSize, rows, kLd)),
         d(detail::make_layout(kSize, rows, kLd)) {
     const auto& l = weights.layers[0];
-    SP_CUDA_CHECK(cudaMemcpy(w.data(), l.weights.data(), w.bytes(), cudaMemcpyHostToDevice));
-    SP_CUDA_CHECK(cudaMemcpy(bias.data(), l.bias.data(), bias.bytes(), cudaMemcpyHostToDevice));
-    const auto in = random_rows(rows * kSize, 5);
-    x_host.resize(in.size());
-    for (std::size_t i = 0; i < in.size(); ++i) x_host[i] = to_bf16(in[i]);
-    SP_CUDA_CHECK(cudaMemcpy(x.data(), x_host.data(), x.bytes(), cudaMemcpyHostToDevice));
     const cublasLtEpilogue_t epilogue = relu ? CUBLASLT_EPILOGUE_RELU_BIAS : CUBLASLT_EPILOGUE_BIAS;
     SP_CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(desc.get(), CUBLASLT_MATMUL_DESC_EPILOGUE, &epilogue,
                                                    sizeof(epilogue)));
@@ -115,19 +85,42 @@ struct LayerSetup {
     return worst_all;
   }
 
-  std::size_t rows;
-  bool relu;
-  MlpWeights weights;
-  Device device;
-  Stream stream;
-  DeviceBuffer<std::uint16_t> w, bias, x, y;
   DeviceBuffer<std::byte> workspace;
   detail::LtHandle handle;
   detail::MatmulDesc desc;
   detail::MatrixLayout a, b, d;
-  std::vector<std::uint16_t> x_host;
   std::vector<std::vector<float>> want;
 };
+
+// With the bias pointer given, the search also times the sm_90a kernel on a Hopper GPU
+// (and only there); whichever kernel it picks computes the layer's reference.
+TEST(GemmSearchGpu, AlsoTimesTheSm90KernelWhereItRuns) {
+  SP_REQUIRE_GPU();
+  LayerSetup s(64, true);
+  const auto plain = detail::search_gemm(s.device, s.handle.get(), s.problem(), s.workspace.bytes());
+  auto with_bias = s.problem();
+  with_bias.bias = s.bias.data();
+  const auto both = detail::search_gemm(s.device, s.handle.get(), with_bias, s.workspace.bytes());
+  const bool hopper = detail::sm90_gemm_unsupported(s.device, {4096, 4096, 64, true}).empty();
+  EXPECT_EQ(both.choice.timed > plain.choice.timed, hopper);
+  EXPECT_FALSE(plain.sm90.has_value());
+  std::cout << "[ search   ] 64 rows: " << both.choice.kernel << ", " << both.choice.us << " us (cuBLASLt alone "
+            << plain.choice.us << " us)\n";
+  if (!both.sm90) {
+    EXPECT_EQ(both.choice.kernel, "cuBLASLt");
+    return;
+  }
+  EXPECT_EQ(both.choice.kernel, "sm90");
+  detail::Sm90Workspace workspace(s.stream.ref(), 4096);
+  const detail::Sm90Gemm gemm(s.device, {4096, 4096, 64, true}, *both.sm90, s.w.data(), s.bias.data(), s.x.data(),
+                              s.y.data(), workspace.ref());
+  SP_CUDA_CHECK(cudaMemsetAsync(s.y.data(), 0xff, s.y.bytes(), s.stream.handle()));
+  gemm.enqueue(s.stream.ref());
+  std::vector<std::uint16_t> out(s.y.size());
+  SP_CUDA_CHECK(cudaMemcpyAsync(out.data(), s.y.data(), s.y.bytes(), cudaMemcpyDeviceToHost, s.stream.handle()));
+  s.stream.synchronize();
+  EXPECT_LE(s.worst(out), 1.0);
+}
 
 TEST(GemmSearchGpu, EveryCandidateMatchesTheLayerReference) {
   SP_REQUIRE_GPU();

@@ -1,7 +1,7 @@
 #pragma once
 // The outcome of the MLP's per-shape GEMM algorithm search (see docs/batching.md): for
-// one layer shape at one batch size, the cuBLASLt configuration that was fastest among
-// the candidates timed, its time, and what the heuristic's first answer took. Host data
+// one layer shape at one batch size, the configuration (cuBLASLt's, or streampipe's own
+// Hopper kernel) that was fastest among the candidates timed, its time, and what the heuristic's first answer took. Host data
 // only; MlpModel::gemm_choices() returns one per layer.
 
 #include <cstddef>
@@ -15,6 +15,10 @@ struct GemmChoice {
   std::size_t in = 0, out = 0, rows = 0;
   bool relu = false;
 
+  // Which kernel: "cuBLASLt", or "sm90" for streampipe's own Hopper kernel (then algo_id
+  // is -1, `tile` is 128 features x the tile's batch rows, `reduction` says how the K
+  // slices are summed: in a cluster's shared memory, and through a workspace).
+  std::string kernel = "cuBLASLt";
   // The configuration (cuBLASLt's algorithm id and the names of its tile and stages).
   int algo_id = 0;
   std::string tile, stages;
