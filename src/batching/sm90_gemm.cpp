@@ -55,16 +55,19 @@ std::vector<Sm90Split> sm90_gemm_splits(const Device& device, const Sm90GemmShap
   if (!sm90_gemm_unsupported(device, shape).empty()) return splits;
   const CurrentDeviceGuard guard(device);
   const auto tiles = static_cast<int>(shape.out / kSm90TileOut);
-  for (const int cluster : {1, 2, 4, 8}) {
-    int resident = 0;
-    if (sm90_gemm_max_active_clusters(tile_rows_for(shape.rows), cluster, &resident) != cudaSuccess) {
-      (void)cudaGetLastError();  // not sticky: this cluster size is just not offered
-      continue;
+  const auto rows = static_cast<int>(shape.rows);
+  for (int n = tile_rows_for(shape.rows); n >= 64; n /= 2) {
+    for (const int cluster : {1, 2, 4, 8}) {
+      int resident = 0;
+      if (sm90_gemm_max_active_clusters(n, cluster, &resident) != cudaSuccess) {
+        (void)cudaGetLastError();  // not sticky: this cluster size is just not offered
+        continue;
+      }
+      if (resident == 0) continue;
+      for (const int groups : {1, 2, 4})
+        if (cluster * groups <= 8 && shape.in % static_cast<std::size_t>(kSm90TileK * cluster * groups) == 0)
+          splits.push_back({cluster, groups, tiles, n, (rows + n - 1) / n, resident});
     }
-    if (resident == 0) continue;
-    for (const int groups : {1, 2, 4})
-      if (cluster * groups <= 8 && shape.in % static_cast<std::size_t>(kSm90TileK * cluster * groups) == 0)
-        splits.push_back({cluster, groups, tiles, resident});
   }
   return splits;
 }
@@ -73,7 +76,7 @@ Sm90Split sm90_gemm_default_split(const Device& device, const Sm90GemmShape& sha
   const Sm90Split* best = nullptr;
   const auto splits = sm90_gemm_splits(device, shape);
   for (const auto& s : splits)
-    if (s.one_wave() && s.ctas() <= device.multiprocessors() &&
+    if (s.row_tiles == 1 && s.one_wave() && s.ctas() <= device.multiprocessors() &&
         (best == nullptr || s.split() > best->split() || (s.split() == best->split() && s.cluster > best->cluster)))
       best = &s;
   if (best == nullptr)
@@ -83,8 +86,9 @@ Sm90Split sm90_gemm_default_split(const Device& device, const Sm90GemmShape& sha
 }
 
 Sm90Workspace::Sm90Workspace(StreamRef stream, std::size_t max_out)
-    // groups x N x out floats for groups <= 4 and N <= 256; a counter per tile and rank.
-    : slots_(stream.device(), 4 * 256 * max_out), counters_(stream.device(), (max_out / kSm90TileOut + 1) * 8) {
+    // groups x row tiles x N x out floats for groups <= 4 and row tiles x N <= 256 (rows <=
+    // 256, N >= 64); a counter per row tile (<= 4), tile and rank (<= 8).
+    : slots_(stream.device(), 4 * 256 * max_out), counters_(stream.device(), (max_out / kSm90TileOut + 1) * 4 * 8) {
   SP_CUDA_CHECK(cudaMemsetAsync(counters_.data(), 0, counters_.size() * sizeof(unsigned), stream.handle()));
 }
 
@@ -100,10 +104,12 @@ Sm90Gemm::Sm90Gemm(const Device& device, const Sm90GemmShape& shape, const Sm90S
     throw std::invalid_argument("sm_90a GEMM: " + why);
   const auto offered = sm90_gemm_splits(device, shape);
   if (std::find(offered.begin(), offered.end(), split) == offered.end())
-    throw std::invalid_argument(fmt::format("sm_90a GEMM: K split {}x{} is not offered for {} -> {} on {}",
-                                            split.cluster, split.groups, shape.in, shape.out, device.name()));
+    throw std::invalid_argument(fmt::format("sm_90a GEMM: K split {}x{} of {}-row tiles is not offered for {} -> {} "
+                                            "at {} rows on {}",
+                                            split.cluster, split.groups, split.tile_rows, shape.in, shape.out,
+                                            shape.rows, device.name()));
   Sm90GemmLaunch& l = launch_;
-  l.tile_rows = tile_rows_for(shape.rows);
+  l.tile_rows = split.tile_rows;
   l.bias = bias;
   l.y = y;
   l.cluster = split.cluster;
@@ -114,8 +120,10 @@ Sm90Gemm::Sm90Gemm(const Device& device, const Sm90GemmShape& shape, const Sm90S
   l.ksteps = static_cast<int>(shape.in / static_cast<std::size_t>(kSm90TileK * split.split()));
   l.relu = shape.relu ? 1 : 0;
   if (split.groups > 1) {
-    const std::size_t floats = static_cast<std::size_t>(split.groups) * static_cast<std::size_t>(l.tile_rows) * shape.out;
-    const std::size_t counters = static_cast<std::size_t>(split.tiles) * static_cast<std::size_t>(split.cluster);
+    const std::size_t floats = static_cast<std::size_t>(split.groups) * static_cast<std::size_t>(split.row_tiles) *
+                               static_cast<std::size_t>(l.tile_rows) * shape.out;
+    const std::size_t counters = static_cast<std::size_t>(split.row_tiles) * static_cast<std::size_t>(split.tiles) *
+                                 static_cast<std::size_t>(split.cluster);
     if (workspace.slots == nullptr || workspace.slot_floats < floats || workspace.counter_count < counters)
       throw std::invalid_argument(fmt::format("sm_90a GEMM: K split {}x{} needs a workspace of {} floats and {} "
                                               "counters",
@@ -138,8 +146,9 @@ void Sm90Gemm::enqueue(StreamRef stream) const {
 }
 
 std::string Sm90Gemm::describe() const {
-  return fmt::format("128x{} tile, K split {}x{} (cluster x groups), {} stages", launch_.tile_rows, split_.cluster,
-                     split_.groups, stages());
+  const std::string row_tiles = split_.row_tiles > 1 ? fmt::format(" x {} row tiles", split_.row_tiles) : "";
+  return fmt::format("128x{} tile{}, K split {}x{} (cluster x groups), {} stages", launch_.tile_rows, row_tiles,
+                     split_.cluster, split_.groups, stages());
 }
 
 }  // namespace streampipe::batching::detail

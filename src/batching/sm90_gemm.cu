@@ -76,11 +76,12 @@ __device__ __forceinline__ void store_output(const Sm90GemmLaunch& p, float4 v, 
       make_uint2(pack_bf16x2(v.x, v.y), pack_bf16x2(v.z, v.w));
 }
 
-// grid (cluster x groups, out / 128), clusters of `cluster` CTAs along x. CTA x takes the
-// x-th of cluster x groups slices of K. The CTAs of a cluster sum their partials through
-// distributed shared memory, each for 1/cluster of the rows; with groups > 1 each cluster's
-// sums go to its slot of the workspace and the cluster that arrives last for a tile adds
-// the slots up and writes the output (no CTA ever waits for another cluster).
+// grid (cluster x groups, out / 128, row tiles), clusters of `cluster` CTAs along x. CTA
+// x takes the x-th of cluster x groups slices of K; z the z-th N batch rows. The CTAs of a
+// cluster sum their partials through distributed shared memory, each for 1/cluster of the
+// rows; with groups > 1 each cluster's sums go to its slot of the workspace and the
+// cluster that arrives last for a tile adds the slots up and writes the output (no CTA
+// ever waits for another cluster).
 template <int N>
 __global__ void __launch_bounds__(kThreads, 1)
     sm90_gemm_kernel(const __grid_constant__ CUtensorMap w_map, const __grid_constant__ CUtensorMap x_map,
@@ -101,6 +102,8 @@ __global__ void __launch_bounds__(kThreads, 1)
   const int group = static_cast<int>(blockIdx.x) / cluster_size;
   const int tile = static_cast<int>(blockIdx.y);
   const int out0 = tile * kTileOut;
+  const int batch0 = static_cast<int>(blockIdx.z) * N;  // this CTA's first batch row
+  const int tile_rows_live = min(N, p.rows - batch0);  // of its N rows, those in the batch
   const int k0 = static_cast<int>(blockIdx.x) * p.ksteps * kTileK;
   const int warpgroup = static_cast<int>(threadIdx.x) / 128;
 
@@ -127,7 +130,7 @@ __global__ void __launch_bounds__(kThreads, 1)
         std::uint8_t* stage = smem + s * T::stage_bytes;
         sm90::mbarrier_arrive_expect_tx(&full[s], T::stage_bytes);
         sm90::tma_load_2d(stage, &w_map, k0 + i * kTileK, out0, &full[s]);
-        sm90::tma_load_2d(stage + T::w_bytes, &x_map, k0 + i * kTileK, 0, &full[s]);
+        sm90::tma_load_2d(stage + T::w_bytes, &x_map, k0 + i * kTileK, batch0, &full[s]);
       }
     }
   } else {
@@ -179,20 +182,22 @@ __global__ void __launch_bounds__(kThreads, 1)
 
   // This CTA reduces rows [rank, rank + 1) x N / cluster_size of the tile over the
   // cluster, four features per thread and step, a warp covering one row's 128 features.
+  // `row` below counts from the tile's first batch row.
   const int rows_per_rank = N / cluster_size;
   const int row0 = rank * rows_per_rank;
-  const int live_rows = max(0, min(rows_per_rank, p.rows - row0));
+  const int live_rows = max(0, min(rows_per_rank, tile_rows_live - row0));
   const int items = live_rows * (kTileOut / 4);
   if (p.groups == 1) {
 #pragma unroll 4
     for (int item = static_cast<int>(threadIdx.x); item < items; item += kThreads) {
       const int row = row0 + item / (kTileOut / 4), f = 4 * (item % (kTileOut / 4));
-      store_output(p, cluster_sum<N>(cluster, partial, row * T::partial_stride + f), row, out0 + f);
+      store_output(p, cluster_sum<N>(cluster, partial, row * T::partial_stride + f), batch0 + row, out0 + f);
     }
   } else {
-    // This cluster's slot for (tile, rank): live_rows x 128 floats, row-major.
+    // This cluster's slot for (row tile, tile, rank): live_rows x 128 floats, row-major.
     const auto slot_floats = static_cast<std::size_t>(rows_per_rank) * kTileOut;
-    const std::size_t slots_base = (static_cast<std::size_t>(tile) * cluster_size + rank) * p.groups * slot_floats;
+    const int reduction = (static_cast<int>(blockIdx.z) * static_cast<int>(gridDim.y) + tile) * cluster_size + rank;
+    const std::size_t slots_base = static_cast<std::size_t>(reduction) * p.groups * slot_floats;
     float* mine = p.workspace + slots_base + group * slot_floats;
 #pragma unroll 4
     for (int item = static_cast<int>(threadIdx.x); item < items; item += kThreads) {
@@ -201,7 +206,7 @@ __global__ void __launch_bounds__(kThreads, 1)
     }
     __threadfence();  // the slot is visible device-wide before the arrival is counted
     __syncthreads();
-    unsigned* counter = p.counters + tile * cluster_size + rank;
+    unsigned* counter = p.counters + reduction;
     if (threadIdx.x == 0) arrival = atomicAdd(counter, 1u);
     __syncthreads();
     if (arrival == static_cast<unsigned>(p.groups - 1)) {
@@ -217,7 +222,7 @@ __global__ void __launch_bounds__(kThreads, 1)
           sum.z += v.z;
           sum.w += v.w;
         }
-        store_output(p, sum, row, out0 + f);
+        store_output(p, sum, batch0 + row, out0 + f);
       }
       if (threadIdx.x == 0) *counter = 0;  // ready for the next launch (stream-ordered)
     }
@@ -242,10 +247,11 @@ decltype(auto) with_tile(int n, F&& f) {
 }
 
 template <int N>
-cudaLaunchConfig_t launch_config(int cluster, int groups, int tiles, cudaStream_t stream,
+cudaLaunchConfig_t launch_config(int cluster, int groups, int tiles, int row_tiles, cudaStream_t stream,
                                  cudaLaunchAttribute* attribute) {
   cudaLaunchConfig_t config{};
-  config.gridDim = dim3(static_cast<unsigned>(cluster * groups), static_cast<unsigned>(tiles), 1);
+  config.gridDim = dim3(static_cast<unsigned>(cluster * groups), static_cast<unsigned>(tiles),
+                        static_cast<unsigned>(row_tiles));
   config.blockDim = dim3(kThreads, 1, 1);
   config.dynamicSmemBytes = Tile<N>::smem_bytes;
   config.stream = stream;
@@ -271,7 +277,7 @@ cudaError_t sm90_gemm_max_active_clusters(int tile_rows, int cluster, int* clust
         cudaFuncSetAttribute(sm90_gemm_kernel<N>, cudaFuncAttributeMaxDynamicSharedMemorySize, Tile<N>::smem_bytes);
     if (e != cudaSuccess) return e;
     cudaLaunchAttribute attribute{};
-    const cudaLaunchConfig_t config = launch_config<N>(cluster, 1, 1, nullptr, &attribute);
+    const cudaLaunchConfig_t config = launch_config<N>(cluster, 1, 1, 1, nullptr, &attribute);
     return cudaOccupancyMaxActiveClusters(clusters, sm90_gemm_kernel<N>, &config);
   });
 }
@@ -281,7 +287,9 @@ cudaError_t sm90_gemm_launch(const CUtensorMap& w_map, const CUtensorMap& x_map,
   return with_tile(l.tile_rows, [&](auto n) {
     constexpr int N = decltype(n)::value;
     cudaLaunchAttribute attribute{};
-    const cudaLaunchConfig_t config = launch_config<N>(l.cluster, l.groups, l.out / kTileOut, stream, &attribute);
+    const int row_tiles = (l.rows + N - 1) / N;
+    const cudaLaunchConfig_t config =
+        launch_config<N>(l.cluster, l.groups, l.out / kTileOut, row_tiles, stream, &attribute);
     return cudaLaunchKernelEx(&config, sm90_gemm_kernel<N>, w_map, x_map, l);
   });
 }

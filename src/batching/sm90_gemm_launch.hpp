@@ -13,12 +13,13 @@ inline constexpr int kSm90TileOut = 128;  // output features per CTA
 inline constexpr int kSm90TileK = 64;     // K per pipeline stage (the TMA box's inner extent)
 
 // The kernel's parameters besides the two TMA descriptors (W in boxes of 64 x
-// kSm90TileOut, X in boxes of 64 x tile_rows).
+// kSm90TileOut, X in boxes of 64 x tile_rows). The batch is cut into ceil(rows / N) row
+// tiles of N rows, one CTA (or cluster) row per tile.
 struct Sm90GemmLaunch {
   const std::uint16_t* bias = nullptr;
   std::uint16_t* y = nullptr;
-  float* workspace = nullptr;     // groups > 1: groups x tile_rows x out floats
-  unsigned* counters = nullptr;   // groups > 1: out / kSm90TileOut x cluster, zero between launches
+  float* workspace = nullptr;     // groups > 1: groups x row tiles x tile_rows x out floats
+  unsigned* counters = nullptr;   // groups > 1: row tiles x out / kSm90TileOut x cluster, zero between launches
   int tile_rows = 256;  // N: 64, 128 or 256
   int cluster = 1;      // CTAs per cluster, which sum their partials in shared memory
   int groups = 1;       // clusters per output tile, which sum theirs through the workspace
