@@ -386,7 +386,8 @@ int run_serve_bench(const ServeOptions& so, const BenchOptions& bo) {
   if (gpu) {
     // The GEMMs at max batch (and around it) against the measured bf16 cuBLASLt peak.
     const auto peak = measure_bf16_gemm_peak(*device, static_cast<std::size_t>(so.peak_size), std::max(5, bo.runs));
-    report::Table gemm({"batch", "TFLOP/s", "min", "max", "% of peak", "verified"});
+    report::Table gemm({"batch", "forward TFLOP/s", "min", "max", "% of peak", "GEMMs TFLOP/s", "min", "max",
+                        "% of peak", "verified"});
     nlohmann::json curve = nlohmann::json::array();
     serve::MlpRate at_max;
     const std::size_t max_batch = policy.max_batch_size;
@@ -395,32 +396,45 @@ int run_serve_bench(const ServeOptions& so, const BenchOptions& bo) {
       const auto rate = serve::measure_mlp_rate(*device, *model, pool, rows, bo.runs);
       if (!rate.verified) verification_failed = true;
       if (rows == max_batch) at_max = rate;
-      const double pct = peak.median_tflops > 0 ? 100.0 * rate.tflops.median / peak.median_tflops : 0;
+      const auto pct_of_peak = [&](double tflops) {
+        return peak.median_tflops > 0 ? 100.0 * tflops / peak.median_tflops : 0.0;
+      };
+      const double pct = pct_of_peak(rate.tflops.median), gemm_pct = pct_of_peak(rate.gemm_tflops.median);
       gemm.add_row({std::to_string(rows), fmt::format("{:.1f}", rate.tflops.median), fmt::format("{:.1f}", rate.tflops.min),
                     fmt::format("{:.1f}", rate.tflops.max), fmt::format("{:.0f}%", pct),
+                    fmt::format("{:.1f}", rate.gemm_tflops.median), fmt::format("{:.1f}", rate.gemm_tflops.min),
+                    fmt::format("{:.1f}", rate.gemm_tflops.max), fmt::format("{:.0f}%", gemm_pct),
                     rate.verified ? "yes" : fmt::format("NO (worst {:.2f})", rate.worst_error)});
-      curve.push_back({{"batch", rows}, {"tflops", rate.tflops}, {"pct_of_peak", pct}, {"verified", rate.verified}});
+      curve.push_back({{"batch", rows}, {"tflops", rate.tflops}, {"pct_of_peak", pct},
+                       {"gemm_tflops", rate.gemm_tflops}, {"gemm_pct_of_peak", gemm_pct},
+                       {"verified", rate.verified}});
     }
-    fmt::print("\n{}", gemm.str(fmt::format("MLP forward pass alone (events, median of {} runs of 10 passes) against "
-                                            "the bf16 cuBLASLt peak {:.1f} TFLOP/s (min {:.1f}, max {:.1f}; {}^3 GEMM)",
-                                            std::max(5, bo.runs), peak.median_tflops, peak.min_tflops,
-                                            peak.max_tflops, peak.size)));
+    fmt::print("\n{}", gemm.str(fmt::format("MLP compute alone against the bf16 cuBLASLt peak {:.1f} TFLOP/s (min "
+                                            "{:.1f}, max {:.1f}; {}^3 GEMM): forward passes with their float <-> "
+                                            "bf16 conversions (median of {} runs of 10), and the layers' GEMMs alone, "
+                                            "chained as in a pass (median over passes, events around each)",
+                                            peak.median_tflops, peak.min_tflops, peak.max_tflops, peak.size,
+                                            std::max(5, bo.runs))));
     out["mlp_rate_by_batch"] = curve;
     fmt::print("\n{}", serve::gemm_choice_table(*model, peak.median_tflops));
     out["gemm_choices"] = serve::gemm_choices_json(*model, peak.median_tflops);
-    const double pct = peak.median_tflops > 0 ? 100.0 * at_max.tflops.median / peak.median_tflops : 0;
+    // The target is about the GEMMs: their time in the chain, without the conversions.
+    const double pct = peak.median_tflops > 0 ? 100.0 * at_max.gemm_tflops.median / peak.median_tflops : 0;
+    const double forward_pct = peak.median_tflops > 0 ? 100.0 * at_max.tflops.median / peak.median_tflops : 0;
     targets["gemm_efficiency_at_max_batch"] = {{"value_pct", pct},
                                                {"target_pct", 60.0},
                                                {"met", pct >= 60.0},
+                                               {"gemm_tflops", at_max.gemm_tflops},
+                                               {"forward_pct", forward_pct},
                                                {"mlp_tflops", at_max.tflops},
                                                {"max_batch", so.max_batch},
                                                {"peak_tflops_median", peak.median_tflops},
                                                {"peak_tflops_min", peak.min_tflops},
                                                {"peak_tflops_max", peak.max_tflops},
                                                {"peak_gemm_size", peak.size}};
-    fmt::print("target: MLP at batch {} runs {:.1f} TFLOP/s = {:.0f}% of the measured bf16 cuBLASLt peak -> {} "
-               "(>= 60%)\n",
-               so.max_batch, at_max.tflops.median, pct, pct >= 60 ? "met" : "NOT met");
+    fmt::print("target: the MLP's GEMMs at batch {} run {:.1f} TFLOP/s = {:.0f}% of the measured bf16 cuBLASLt peak "
+               "-> {} (>= 60%; the whole forward pass: {:.0f}%)\n",
+               so.max_batch, at_max.gemm_tflops.median, pct, pct >= 60 ? "met" : "NOT met", forward_pct);
   }
 #endif
   out["targets"] = targets;

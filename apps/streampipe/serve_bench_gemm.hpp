@@ -1,7 +1,8 @@
 #pragma once
-// serve-bench's compute-only figure: the MLP's forward pass at a fixed batch size, timed
-// with events (median of runs, after warm-up), as TFLOP/s to hold against the bf16 GEMM
-// peak. The outputs of the timed runs are checked against the CPU reference. Also the
+// serve-bench's compute-only figures: the MLP's forward pass at a fixed batch size, and its
+// layers' GEMMs alone (chained as in the pass, the float <-> bf16 conversions left out),
+// timed with events after warm-up, as TFLOP/s to hold against the bf16 GEMM peak. The
+// outputs of the timed forward passes are checked against the CPU reference. Also the
 // configurations the model's algorithm search chose for its GEMMs.
 
 #if defined(STREAMPIPE_HAVE_CUBLAS)
@@ -18,7 +19,8 @@ namespace streampipe::cli::serve {
 
 struct MlpRate {
   std::size_t rows = 0;
-  report::Summary tflops;
+  report::Summary tflops;       // forward passes (10 per run), conversions included
+  report::Summary gemm_tflops;  // the GEMMs of one pass, chained, per pass
   bool verified = false;  // every row of the last run matched the reference
   double worst_error = 0;
 };

@@ -6,6 +6,7 @@
 #include "sm90_gemm.hpp"
 #include "streampipe/cuda/device_buffer.hpp"
 #include "streampipe/cuda/error.hpp"
+#include "streampipe/cuda/event.hpp"
 
 #include <algorithm>
 #include <map>
@@ -110,29 +111,60 @@ class MlpLane final : public ModelLane {
   }
 
   void enqueue(const float* d_in, float* d_out, std::size_t rows) override {
+    const auto& sizes = state_->sizes;
+    detail::float_to_bf16(stream_, d_in, activations_[0].data(), rows * sizes.front());
+    const std::size_t last = enqueue_layers(rows);
+    detail::bf16_to_float(stream_, activations_[last].data(), d_out, rows * sizes.back());
+  }
+
+  // See MlpModel::time_layers. Every pass of a run is enqueued before the run is waited
+  // for, so the host stays ahead of the GPU after the first, which is not counted.
+  std::vector<double> time_layers(std::size_t rows, int runs) {
+    constexpr int kPasses = 10;
+    const Device device(state_->device);
+    std::vector<Event> marks;
+    for (int i = 0; i < 2 * kPasses; ++i) marks.emplace_back(device);
+    std::vector<double> us;
+    for (int r = 0; r < runs; ++r) {
+      for (int pass = 0; pass < kPasses; ++pass) {
+        detail::fill_bf16_pattern(stream_, activations_[0].data(), rows * state_->sizes.front(), 1.0f,
+                                  static_cast<unsigned>(7 + pass));
+        marks[static_cast<std::size_t>(2 * pass)].record(stream_);
+        (void)enqueue_layers(rows);
+        marks[static_cast<std::size_t>(2 * pass + 1)].record(stream_);
+      }
+      marks.back().synchronize();
+      for (int pass = 1; pass < kPasses; ++pass)
+        us.push_back(elapsed(marks[static_cast<std::size_t>(2 * pass)], marks[static_cast<std::size_t>(2 * pass + 1)])
+                         .count() *
+                     1e3);
+    }
+    return us;
+  }
+
+ private:
+  // The layers' GEMMs, from activations_[0]; returns the index of the activation buffer
+  // holding the output (they ping-pong).
+  std::size_t enqueue_layers(std::size_t rows) {
     const auto it = plans_.find(rows);
     if (it == plans_.end()) throw std::logic_error(fmt::format("MLP lane: no plan prepared for {} rows", rows));
-    const auto& sizes = state_->sizes;
     std::size_t cur = 0;
-    detail::float_to_bf16(stream_, d_in, activations_[cur].data(), rows * sizes.front());
     const float alpha = 1.0f, beta = 0.0f;
     for (std::size_t i = 0; i < it->second.size(); ++i) {
       const LayerPlan& p = it->second[i];
       std::uint16_t* y = activations_[1 - cur].data();
       if (p.sm90) {
         p.sm90->enqueue(stream_);
-        cur = 1 - cur;
-        continue;
+      } else {
+        SP_CUBLAS_CHECK(cublasLtMatmul(handle_.get(), descs_[i].get(), &alpha, state_->weights[i].data(),
+                                       a_layouts_[i].get(), activations_[cur].data(), p.b.get(), &beta, y, p.d.get(),
+                                       y, p.d.get(), &p.algo, workspace_.data(), workspace_.bytes(), stream_.handle()));
       }
-      SP_CUBLAS_CHECK(cublasLtMatmul(handle_.get(), descs_[i].get(), &alpha, state_->weights[i].data(),
-                                     a_layouts_[i].get(), activations_[cur].data(), p.b.get(), &beta, y, p.d.get(), y,
-                                     p.d.get(), &p.algo, workspace_.data(), workspace_.bytes(), stream_.handle()));
       cur = 1 - cur;
     }
-    detail::bf16_to_float(stream_, activations_[cur].data(), d_out, rows * sizes.back());
+    return cur;
   }
 
- private:
   std::shared_ptr<const MlpModel::State> state_;
   StreamRef stream_;
   std::size_t max_rows_;
@@ -192,6 +224,16 @@ std::vector<std::size_t> MlpModel::gemm_rows() const {
 }
 
 std::size_t MlpModel::gemm_searches() const { return state_->searches.searches(); }
+
+std::vector<double> MlpModel::time_layers(StreamRef stream, std::size_t rows, int runs) {
+  if (stream.device_index() != state_->device)
+    throw std::invalid_argument(fmt::format("MlpModel: weights live on GPU {}, the stream on GPU {}", state_->device,
+                                            stream.device_index()));
+  const CurrentDeviceGuard guard(stream.device());
+  MlpLane lane(state_, stream, rows);
+  lane.prepare(rows);
+  return lane.time_layers(rows, std::max(runs, 1));
+}
 
 std::unique_ptr<ModelLane> MlpModel::make_lane(StreamRef stream, std::size_t max_rows) {
   if (stream.device_index() != state_->device)

@@ -5,9 +5,13 @@
 #include "streampipe/batching/gpu_executor.hpp"
 #include "streampipe/batching/mlp_model.hpp"
 #include "streampipe/batching/mlp_reference.hpp"
+#include "streampipe/cuda/device_buffer.hpp"
 #include "streampipe/cuda/error.hpp"
+#include "streampipe/cuda/event.hpp"
+#include "streampipe/cuda/stream.hpp"
 #include "support/gpu.hpp"
 
+#include <algorithm>
 #include <atomic>
 #include <cmath>
 #include <future>
@@ -257,6 +261,39 @@ TEST(BatchingGpu, FailingBatchDoesNotStopTheBatcher) {
   const auto good = batcher.submit(Request{in, out}).get();
   EXPECT_TRUE(good.ok()) << good.error;
   EXPECT_EQ(out, in);
+}
+
+TEST(BatchingGpu, TimesTheLayersAloneWithoutTheConversions) {
+  SP_REQUIRE_GPU();
+  const Device device(0);
+  MlpModel model(device, make_mlp_weights({1024, 1024, 1024, 1024}, 5));
+  Stream stream(device);
+  const auto layers_us = model.time_layers(stream.ref(), 64, 2);
+  ASSERT_EQ(layers_us.size(), 18u);  // 2 runs of 10 passes, the first of each not counted
+  for (const double us : layers_us) {
+    EXPECT_GT(us, 0.0);
+    EXPECT_LT(us, 10'000.0);
+  }
+  // A whole forward pass runs the same GEMMs and two conversion kernels besides.
+  auto lane = model.make_lane(stream.ref(), 64);
+  lane->prepare(64);
+  DeviceBuffer<float> in(device, 64 * 1024), out(device, 64 * 1024);
+  SP_CUDA_CHECK(cudaMemsetAsync(in.data(), 0, in.bytes(), stream.handle()));
+  Event start(device), stop(device);
+  std::vector<double> forward_us;
+  for (int i = 0; i < 12; ++i) {
+    start.record(stream.ref());
+    lane->enqueue(in.data(), out.data(), 64);
+    stop.record(stream.ref());
+    stop.synchronize();
+    if (i >= 2) forward_us.push_back(elapsed(start, stop).count() * 1e3);
+  }
+  auto median = [](std::vector<double> v) {
+    std::sort(v.begin(), v.end());
+    return v[v.size() / 2];
+  };
+  EXPECT_LT(median(layers_us), median(forward_us));
+  EXPECT_THROW((void)model.time_layers(stream.ref(), 0, 1), std::invalid_argument);
 }
 
 TEST(BatchingGpu, GemmPeakIsPlausible) {

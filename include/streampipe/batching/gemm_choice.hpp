@@ -32,6 +32,11 @@ struct GemmChoice {
   double us = 0;            // one GEMM
   double tflops = 0;        // 2·in·out·rows / time
   double heuristic_us = 0;  // the heuristic's first answer, timed the same way
+  // streampipe's sm_90a kernel where it was timed (compute capability 9.0), chosen or not:
+  // its fastest configuration's time in the race against cuBLASLt's choice (0: not timed)
+  // and that configuration (Sm90Gemm::describe()).
+  double sm90_us = 0;
+  std::string sm90_config;
   int planned = 0;          // candidates planned
   int timed = 0;            // of those, accepted by cublasLtMatmulAlgoCheck and timed
   double search_ms = 0;     // host wall time of the whole search
