@@ -410,8 +410,9 @@ int run_serve_bench(const ServeOptions& so, const BenchOptions& bo) {
                        {"verified", rate.verified}});
     }
     fmt::print("\n{}", gemm.str(fmt::format("MLP compute alone against the bf16 cuBLASLt peak {:.1f} TFLOP/s (min "
-                                            "{:.1f}, max {:.1f}; {}^3 GEMM): forward passes with their float <-> "
-                                            "bf16 conversions (median of {} runs of 10), and the layers' GEMMs alone, "
+                                            "{:.1f}, max {:.1f}; {}^3 GEMM), each replayed as one CUDA graph as the "
+                                            "per-bucket plans run it: forward passes with their float <-> bf16 "
+                                            "conversions (median of {} runs of 10), and the layers' GEMMs alone, "
                                             "chained as in a pass (median over passes, events around each)",
                                             peak.median_tflops, peak.min_tflops, peak.max_tflops, peak.size,
                                             std::max(5, bo.runs))));

@@ -1,7 +1,8 @@
 #pragma once
 // serve-bench's compute-only figures: the MLP's forward pass at a fixed batch size, and its
 // layers' GEMMs alone (chained as in the pass, the float <-> bf16 conversions left out),
-// timed with events after warm-up, as TFLOP/s to hold against the bf16 GEMM peak. The
+// each replayed as a CUDA graph as the batcher's per-bucket plans run it, timed with events
+// after warm-up, as TFLOP/s to hold against the bf16 GEMM peak. The
 // outputs of the timed forward passes are checked against the CPU reference. Also the
 // configurations the model's algorithm search chose for its GEMMs.
 

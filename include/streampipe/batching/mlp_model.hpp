@@ -40,10 +40,11 @@ class MlpModel final : public DeviceModel {
   // The batch sizes gemm_choices() answers for, ascending.
   [[nodiscard]] std::vector<std::size_t> gemm_rows() const;
   // The layers' GEMMs alone, chained as a forward pass runs them (each reading the previous
-  // one's output; the float <-> bf16 conversions left out), on a lane of this model prepared
-  // for `rows` on `stream`: microseconds of one pass, events around each, a fresh
-  // pseudo-random input written before each (outside the events). `runs` runs of 10 passes,
-  // the first pass of each not counted. Synchronizes with `stream`.
+  // one's output; the float <-> bf16 conversions left out) and replayed as one CUDA graph, as
+  // the batcher's per-bucket plans run them, on a lane of this model prepared for `rows` on
+  // `stream`: microseconds of one pass, events around each, a fresh pseudo-random input
+  // written before each (outside the events). `runs` runs of 10 passes, the first pass of
+  // each not counted. Synchronizes with `stream`.
   [[nodiscard]] std::vector<double> time_layers(StreamRef stream, std::size_t rows, int runs);
   // Algorithm searches run so far (one per distinct layer shape, epilogue and batch size).
   [[nodiscard]] std::size_t gemm_searches() const;
