@@ -15,9 +15,12 @@
 #include "streampipe/cuda/nvtx.hpp"
 #include "streampipe/cuda/pinned_buffer.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <mutex>
 #include <optional>
+#include <stdexcept>
 
 namespace streampipe::pipeline::detail {
 namespace {
@@ -119,7 +122,7 @@ class GpuLane final : public LaneExecutor {
     try {
       CurrentDeviceGuard guard(device_);
       if (batched && slot.d_descriptors.data() == nullptr)
-        slot.d_descriptors = DeviceBuffer<ItemDescriptor>(device_, static_cast<std::size_t>(config_.max_batch));
+        throw std::logic_error(fmt::format("slot {} is not one of lane {}'s", work.slot, config_.lane));
       if (batched) std::copy(work.descriptors.begin(), work.descriptors.end(), slot.descriptors.data());
       if (config_.use_graphs && work.stable_addresses) {
         enqueue_graph(work, slot, batched);
