@@ -138,7 +138,6 @@ struct Engine::Impl {
   Timeline timeline;
 
   std::vector<std::unique_ptr<Slot>> slots;
-  std::shared_ptr<detail::GpuCopyQueues> copy_queues;  // GPU backend: shared by the lanes
   std::vector<std::unique_ptr<Lane>> lanes;
   std::unique_ptr<detail::WorkerPool> workers;
   std::unique_ptr<CopyQueue> copier;
@@ -185,17 +184,15 @@ struct Engine::Impl {
     copier = std::make_unique<CopyQueue>(workers->size() - 1,
                                          [this](std::function<void()> task) { workers->post(std::move(task)); });
 
-    if (backend == Backend::gpu) copy_queues = detail::make_gpu_copy_queues(options.device);
     for (int l = 0; l < options.lanes; ++l) {
       detail::LaneConfig cfg;
       cfg.lane = l;
-      cfg.lanes = options.lanes;
       cfg.slots = slot_count;
       cfg.max_batch = options.batch_items;
       cfg.use_graphs = options.use_graphs;
       cfg.now_ms = &clock_ms;
       auto lane = std::make_unique<Lane>();
-      lane->executor = backend == Backend::gpu ? detail::make_gpu_lane(options.device, cfg, copy_queues)
+      lane->executor = backend == Backend::gpu ? detail::make_gpu_lane(options.device, cfg)
                                                : detail::make_host_lane(cfg);
       lanes.push_back(std::move(lane));
     }
@@ -513,8 +510,8 @@ struct Engine::Impl {
       const std::size_t first = w.indices.empty() ? 0 : w.indices.front();
       const std::size_t n = w.indices.size();
       timeline.add({Stage::h2d, slot.lane, first, n, w.h2d_start_ms, w.h2d_end_ms, w.in_bytes});
-      timeline.add({Stage::compute, slot.lane, first, n, w.compute_start_ms, w.compute_end_ms, 0});
-      timeline.add({Stage::d2h, slot.lane, first, n, w.d2h_start_ms, w.d2h_end_ms, w.out_bytes});
+      timeline.add({Stage::compute, slot.lane, first, n, w.h2d_end_ms, w.compute_end_ms, 0});
+      timeline.add({Stage::d2h, slot.lane, first, n, w.compute_end_ms, w.d2h_end_ms, w.out_bytes});
     }
     if (w.error) {
       const std::string what = w.error_in_operation
@@ -592,8 +589,8 @@ struct Engine::Impl {
       r.timing.enqueue_ms = w.enqueue_ms;
       if (w.must_wait) {
         r.timing.h2d_ms = w.h2d_end_ms - w.h2d_start_ms;
-        r.timing.compute_ms = w.compute_end_ms - w.compute_start_ms;
-        r.timing.d2h_ms = w.d2h_end_ms - w.d2h_start_ms;
+        r.timing.compute_ms = w.compute_end_ms - w.h2d_end_ms;
+        r.timing.d2h_ms = w.d2h_end_ms - w.compute_end_ms;
       }
       r.timing.latency_ms = now - it->submitted_ms;
     }

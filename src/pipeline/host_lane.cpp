@@ -78,7 +78,7 @@ class HostLane final : public LaneExecutor {
     if (out_.size() < w.out_bytes) out_.resize(w.out_bytes);
     w.h2d_start_ms = config_.now_ms();
     for (const auto& c : w.copies_in) std::memcpy(in_.data() + c.offset, c.src, c.bytes);
-    w.h2d_end_ms = w.compute_start_ms = config_.now_ms();
+    w.h2d_end_ms = config_.now_ms();
     const Batch batch(in_.data(), w.in_bytes, out_.data(), w.out_bytes, w.descriptors, nullptr,
                       config_.lane, std::nullopt, w.indices);
     try {
@@ -87,7 +87,7 @@ class HostLane final : public LaneExecutor {
       w.error = std::current_exception();
       w.error_in_operation = true;
     }
-    w.compute_end_ms = w.d2h_start_ms = config_.now_ms();
+    w.compute_end_ms = config_.now_ms();
     if (!w.error)
       for (const auto& c : w.copies_out) std::memcpy(c.dst, out_.data() + c.offset, c.bytes);
     w.d2h_end_ms = config_.now_ms();

@@ -1,8 +1,7 @@
 #pragma once
 // The device phase of one slot on one lane: copies in, the operation, copies out, timed.
-// GpuLane runs the operation on its own CUDA stream and large copies on the engine's two
-// copy queues, and waits on an event; HostLane runs the same steps on a thread with memcpy, so
-// the engine above is identical for both backends.
+// GpuLane enqueues on a CUDA stream and waits on an event; HostLane runs the same steps on
+// a thread with memcpy, so the engine above is identical for both backends.
 
 #include "streampipe/pipeline/operation.hpp"
 
@@ -41,10 +40,7 @@ struct SlotWork {
   std::exception_ptr error;
   bool error_in_operation = false;
   bool must_wait = false;  // something was enqueued that wait() must complete
-  // Each stage's span; a stage may start after the previous one ended (it waited its turn
-  // on the lane or on a copy queue).
-  double h2d_start_ms = 0, h2d_end_ms = 0, compute_start_ms = 0, compute_end_ms = 0, d2h_start_ms = 0,
-         d2h_end_ms = 0;
+  double h2d_start_ms = 0, h2d_end_ms = 0, compute_end_ms = 0, d2h_end_ms = 0;
   double enqueue_ms = 0;
   bool replayed_graph = false;
   bool graph_timing = false;  // one span start..done: the copies ran inside a graph
@@ -62,22 +58,13 @@ class LaneExecutor {
 
 struct LaneConfig {
   int lane = 0;
-  int lanes = 1;            // slot i belongs to lane i % lanes
   int slots = 1;            // slot ids this lane may see are < slots (engine-wide ids)
   int max_batch = 1;
   bool use_graphs = false;
   double (*now_ms)() = nullptr;  // the engine's clock
 };
 
-// One stream per copy direction shared by every GPU lane of an engine: copies run one after
-// another in the order slots were enqueued, each at the link's full rate, instead of lanes'
-// copies sharing the copy engines (measured on an H100: 64 images through one H2D queue
-// 7.9 ms, through four lanes' streams 8.4 ms).
-struct GpuCopyQueues;
-std::shared_ptr<GpuCopyQueues> make_gpu_copy_queues(int device);
-
-std::unique_ptr<LaneExecutor> make_gpu_lane(int device, const LaneConfig& config,
-                                            std::shared_ptr<GpuCopyQueues> copy_queues);
+std::unique_ptr<LaneExecutor> make_gpu_lane(int device, const LaneConfig& config);
 std::unique_ptr<LaneExecutor> make_host_lane(const LaneConfig& config);
 
 }  // namespace streampipe::pipeline::detail

@@ -79,7 +79,7 @@ Plan plan_chunked(const Operation& op, std::span<const std::byte> in, std::size_
   plan.transfer_ms = std::max(in_ms, out_ms);
   plan.kernel_ms = probe_ms(op, plan.options.device, in.first(chunk * in_record), chunk * out_record, 1);
   if (plan.kernel_ms <= plan.transfer_ms) {
-    plan.options.lanes = 4;  // a chunk in each copy queue, one on the SMs, the rest being staged
+    plan.options.lanes = 4;  // one chunk in each copy engine, one on the SMs, one being refilled
     plan.reason = fmt::format("copy-bound: kernel {:.3f} ms vs transfer {:.3f} ms per {} MiB chunk -> {} lanes",
                               plan.kernel_ms, plan.transfer_ms, (chunk * in_record) >> 20, plan.options.lanes);
   } else {
@@ -114,10 +114,10 @@ Plan plan_items(const Operation& op, std::span<const std::byte> sample, std::siz
   const bool occupancy_light = count >= kProbeBatch && batch_ms < 0.5 * kProbeBatch * plan.kernel_ms_one;
   if (occupancy_light && plan.kernel_ms_one > item_transfer) {
     // A batch costs about one kernel's time however many items it holds, and a lane runs its
-    // kernels one after another. The link stays busy only when about kernel / item_link
-    // items compute at once, where item_link is an item's share of the link with both
-    // directions running; 1.5x that covers the time a batch waits for its copies. Sixteen
-    // lanes; batches as large as that needs.
+    // batches one after another (copy in, kernel, copy out on one stream). The link stays
+    // busy only when about kernel / item_link items compute at once, where item_link is an
+    // item's share of the link with both directions running; 1.5x that covers the time each
+    // lane spends in its own copies. Sixteen lanes; batches as large as that needs.
     const double both = link.peak_gbps("bidirectional");
     const double item_link = std::max(
         item_transfer, both > 0 ? static_cast<double>(sample.size() + out_bytes) / (both * 1e6) : 0.0);

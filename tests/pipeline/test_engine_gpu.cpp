@@ -12,7 +12,6 @@
 #include "support/gpu.hpp"
 
 #include <cstring>
-#include <map>
 #include <random>
 
 namespace streampipe::pipeline {
@@ -105,42 +104,6 @@ TEST(EngineGpu, BatchedSingleBlockKernelCoversManyArraysPerLaunch) {
     ASSERT_EQ(std::memcmp(in[a].data(), out[a].data(), in[a].size() * 4), 0) << a;
   }
   EXPECT_EQ(max_batch, 8u);
-}
-
-// The slots of one lane have their own device buffers and the copies run on the engine's
-// queues, so a lane copies the next slot in while it still computes the previous one.
-TEST(EngineGpu, OneLaneCopiesTheNextSlotInWhileItComputes) {
-  SP_REQUIRE_GPU();
-  Engine engine(ops::multiply_divide_operation({1, 64, 50}), gpu(1, 3));  // ~1.5 ms per item
-  constexpr std::size_t kArrays = 9, n = std::size_t{1} << 20;
-  std::mt19937 rng(4);
-  std::uniform_real_distribution<float> dist(-100.f, 100.f);
-  std::vector<std::vector<float>> in(kArrays, std::vector<float>(n)), out(kArrays, std::vector<float>(n, -1.0f));
-  for (auto& v : in)
-    for (auto& x : v) x = dist(rng);
-  std::vector<std::future<ItemResult>> futures;
-  for (std::size_t a = 0; a < kArrays; ++a)
-    futures.push_back(engine.submit(make_item(std::span<const float>(in[a]), std::span<float>(out[a]))));
-  engine.drain();
-  for (std::size_t a = 0; a < kArrays; ++a) {
-    const auto r = futures[a].get();
-    ASSERT_TRUE(r.ok()) << r.error;
-    ASSERT_EQ(std::memcmp(in[a].data(), out[a].data(), n * sizeof(float)), 0) << a;
-  }
-  std::map<std::size_t, StageRecord> h2d, compute;
-  for (const auto& r : engine.timeline().records()) {
-    if (r.stage == Stage::h2d) h2d[r.first_item] = r;
-    if (r.stage == Stage::compute) compute[r.first_item] = r;
-  }
-  ASSERT_EQ(h2d.size(), kArrays);
-  ASSERT_EQ(compute.size(), kArrays);
-  std::size_t overlapped = 0;
-  for (std::size_t a = 1; a < kArrays; ++a) {
-    // Stage times are events on one device clock: a kernel starts after its inputs are in.
-    EXPECT_GE(compute[a].start_ms, h2d[a].end_ms - 1e-3) << a;
-    if (h2d[a].end_ms < compute[a - 1].end_ms) ++overlapped;
-  }
-  EXPECT_GE(overlapped, kArrays / 2) << "the next slot's copy waited for the lane's kernel";
 }
 
 TEST(EngineGpu, GraphReplayGivesSameResults) {

@@ -1,9 +1,7 @@
 #pragma once
 // The pipeline engine: items go host -> device -> host on several lanes (a lane is a stream
-// that runs the operation, or a thread on the host backend), overlapping both copy
-// directions, the kernels, and the host staging of other items. On the GPU, copies of
-// 1 MiB or more run in submission order on one stream per direction shared by the lanes,
-// and every slot has its own device buffers.
+// with its device buffers, or a thread on the host backend), overlapping both copy
+// directions, the kernels, and the host staging of other items.
 //
 //   Engine engine(op, {.lanes = 4});
 //   auto f = engine.submit(make_item(std::span(in), std::span(out)));   // blocks when full
@@ -36,7 +34,7 @@ struct EngineOptions {
   Backend backend = Backend::automatic;  // automatic: GPU when one is usable, else host
   int device = 0;
   int lanes = 4;
-  int depth = 2;                // slots per lane: staging and copies run ahead of the kernels
+  int depth = 2;                // staging slots per lane: host staging runs ahead of the DMA
   int batch_items = 1;          // > 1: pack up to this many items into one transfer + launch
   std::size_t batch_bytes = std::size_t{16} << 20;  // ... while the packed input stays below
   Delivery delivery = Delivery::as_completed;
