@@ -2,9 +2,9 @@
 // serve-bench's compute-only figures: the MLP's forward pass at a fixed batch size, and its
 // layers' GEMMs alone (chained as in the pass, the float <-> bf16 conversions left out),
 // each replayed as a CUDA graph as the batcher's per-bucket plans run it, timed with events
-// after warm-up, as TFLOP/s to hold against the bf16 GEMM peak. The
-// outputs of the timed forward passes are checked against the CPU reference. Also the
-// configurations the model's algorithm search chose for its GEMMs.
+// after warm-up, as TFLOP/s to hold against the bf16 GEMM peak. The outputs of the timed
+// forward passes are checked against the CPU reference. Also the configurations the
+// model's algorithm search chose for its GEMMs.
 
 #if defined(STREAMPIPE_HAVE_CUBLAS)
 #include "serve_bench_load.hpp"
