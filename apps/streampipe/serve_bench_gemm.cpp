@@ -104,7 +104,8 @@ double gbps(const batching::GemmChoice& c) {
 }  // namespace
 
 std::string gemm_choice_table(const batching::MlpModel& model, double peak_tflops) {
-  report::Table t({"batch", "layers", "in -> out", "epilogue", "algo", "tile", "stages", "split-K", "us/GEMM",
+  report::Table t({"batch", "layers", "in -> out", "epilogue", "algo", "tile", "stages", "opt", "cluster", "split-K",
+                   "us/GEMM",
                    "TFLOP/s", "% of peak", "GB/s", "heuristic #0 us", "gain", "sm90 us", "timed"});
   for (const std::size_t rows : model.gemm_rows()) {
     const auto choices = model.gemm_choices(rows);
@@ -113,7 +114,7 @@ std::string gemm_choice_table(const batching::MlpModel& model, double peak_tflop
       const std::string layers = g.first == g.last ? std::to_string(g.first) : fmt::format("{}-{}", g.first, g.last);
       t.add_row({std::to_string(rows), layers, fmt::format("{} -> {}", c.in, c.out), c.relu ? "bias+ReLU" : "bias",
                  c.kernel == "cuBLASLt" ? std::to_string(c.algo_id) : c.kernel, c.tile, c.stages,
-                 c.split_k > 1 ? fmt::format("{} ({})", c.split_k, c.reduction) : "1", fmt::format("{:.1f}", c.us),
+                 c.kernel == "cuBLASLt" ? std::to_string(c.custom_option) : "-", c.cluster, c.split_k > 1 ? fmt::format("{} ({})", c.split_k, c.reduction) : "1", fmt::format("{:.1f}", c.us),
                  fmt::format("{:.1f}", c.tflops), fmt::format("{:.0f}%", pct(c.tflops, peak_tflops)),
                  fmt::format("{:.0f}", gbps(c)), fmt::format("{:.1f}", c.heuristic_us),
                  fmt::format("{:.2f}x", c.us > 0 ? c.heuristic_us / c.us : 0.0),
@@ -123,7 +124,8 @@ std::string gemm_choice_table(const batching::MlpModel& model, double peak_tflop
   return t.str(fmt::format("GEMM configurations chosen by the algorithm search (events around each GEMM, L2 "
                            "flushed, median of 3 rounds of 10, pseudo-random bf16) against the bf16 peak {:.1f} "
                            "TFLOP/s; GB/s counts A, B and D once; 'gain' is over the heuristic's first answer; "
-                           "'timed' counts candidates accepted / planned; algo 'sm90' is streampipe's Hopper "
+                           "'opt' is cuBLASLt's custom option (a kernel variant); 'timed' counts candidates "
+                           "accepted / planned; algo 'sm90' is streampipe's Hopper "
                            "kernel, its split-K reduced in cluster shared memory (smem) and a workspace (ws), its "
                            "tile 'x2' cut into 2 row tiles; 'sm90 us' is that kernel's best time, chosen or not",
                            peak_tflops));
@@ -144,6 +146,8 @@ nlohmann::json gemm_choices_json(const batching::MlpModel& model, double peak_tf
                       {"algo_id", c.algo_id},
                       {"tile", c.tile},
                       {"stages", c.stages},
+                      {"custom_option", c.custom_option},
+                      {"cluster", c.cluster},
                       {"split_k", c.split_k},
                       {"reduction", c.reduction},
                       {"workspace_bytes", c.workspace_bytes},

@@ -21,6 +21,8 @@ static_assert(kReductionNone == CUBLASLT_REDUCTION_SCHEME_NONE &&
               kReductionInplace == CUBLASLT_REDUCTION_SCHEME_INPLACE &&
               kReductionComputeType == CUBLASLT_REDUCTION_SCHEME_COMPUTE_TYPE &&
               kReductionOutputType == CUBLASLT_REDUCTION_SCHEME_OUTPUT_TYPE);
+static_assert(kClusterAuto == CUBLASLT_CLUSTER_SHAPE_AUTO && kCluster1x1 == CUBLASLT_CLUSTER_SHAPE_1x1x1 &&
+              kCluster2x1 == CUBLASLT_CLUSTER_SHAPE_2x1x1 && kCluster1x2 == CUBLASLT_CLUSTER_SHAPE_1x2x1);
 
 namespace {
 
@@ -63,6 +65,11 @@ AlgoCaps read_caps(cublasLtHandle_t handle, int id) {
     caps.split_k = split != 0;
     caps.reduction_mask = mask;
   }
+  std::int32_t custom_max = 0;
+  if (cublasLtMatmulAlgoCapGetAttribute(&algo, CUBLASLT_ALGO_CAP_CUSTOM_OPTION_MAX, &custom_max, sizeof(custom_max),
+                                        &written) == CUBLAS_STATUS_SUCCESS &&
+      custom_max > 0)
+    caps.custom_option_max = static_cast<std::uint32_t>(custom_max);
   std::size_t bytes = 0;
   if (cublasLtMatmulAlgoCapGetAttribute(&algo, CUBLASLT_ALGO_CAP_TILE_IDS, nullptr, 0, &bytes) ==
           CUBLAS_STATUS_SUCCESS &&
@@ -397,6 +404,8 @@ GemmSearchResult search_gemm(const Device& device, cublasLtHandle_t handle, cons
   c.stages = stages_name(cfg.stages);
   c.split_k = cfg.split_k;
   c.reduction = reduction_name(cfg.reduction);
+  c.custom_option = static_cast<int>(cfg.custom);
+  c.cluster = cluster_name(cfg.cluster_shape);
   c.workspace_bytes = best.workspace_bytes;
   c.heuristic_rank = best.plan.heuristic_rank;
   if (sm90_gemm) {
@@ -415,6 +424,8 @@ GemmSearchResult search_gemm(const Device& device, cublasLtHandle_t handle, cons
                                                      sizeof(float)
                                                : 0;
     c.heuristic_rank = -1;
+    c.custom_option = 0;
+    c.cluster = "-";
   }
   c.us = chosen_us;
   c.tflops = chosen_us > 0 ? c.flops() / (chosen_us * 1e-6) / 1e12 : 0;

@@ -3,8 +3,8 @@
 // model-wide cache of its results.
 //
 // search_gemm() asks the heuristic for up to 64 answers, plans candidates from them
-// (gemm_candidates.hpp: the heuristic's first 16, split-K variants, smaller tiles; at most
-// 100), keeps those cublasLtMatmulAlgoCheck accepts for this problem (epilogue and bias
+// (gemm_candidates.hpp: the heuristic's first 16, split-K variants, smaller tiles, kernel
+// options of the first tiles; at most 180), keeps those cublasLtMatmulAlgoCheck accepts for this problem (epilogue and bias
 // included) within the workspace, times each with events on pseudo-random bf16 data, each
 // run alone after the L2 cache is overwritten (warm-up, then the median of 5 runs each,
 // then the 5 fastest and the heuristic's first answer again in 3 interleaved rounds of

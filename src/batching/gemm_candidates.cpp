@@ -192,6 +192,32 @@ std::vector<Candidate> plan_candidates(std::span<const HeuristicEntry> heuristic
       }
     }
   }
+
+  // Kernel options: the same tile with every custom option and cluster shape. Distinct
+  // tiles only: the heuristic's answers often differ in these options alone.
+  std::vector<AlgoConfig> option_seeds;
+  for (const Seed& s : seeds) {
+    if (option_seeds.size() >= limits.option_seeds) break;
+    if (std::any_of(option_seeds.begin(), option_seeds.end(), [&](const AlgoConfig& x) {
+          return x.id == s.config.id && x.tile == s.config.tile && x.stages == s.config.stages;
+        }))
+      continue;
+    option_seeds.push_back(s.config);
+  }
+  for (const AlgoConfig& seed : option_seeds) {
+    const std::uint32_t customs = std::min(caps_of(seed.id).custom_option_max + 1, limits.max_custom_options);
+    std::vector<std::uint16_t> clusters{seed.cluster_shape};
+    if (seed.cluster_shape != kClusterAuto)
+      for (const std::uint16_t c : kOptionClusters)
+        if (c != seed.cluster_shape) clusters.push_back(c);
+    for (std::uint32_t custom = 0; custom < customs; ++custom)
+      for (const std::uint16_t cluster : clusters) {
+        AlgoConfig v = seed;
+        v.custom = custom;
+        v.cluster_shape = cluster;
+        (void)add(v, -1);
+      }
+  }
   return out;
 }
 
@@ -221,6 +247,22 @@ std::string reduction_name(std::uint32_t reduction) {
     case kReductionComputeType: return "fp32";
     case kReductionOutputType: return "output type";
     default: return fmt::format("scheme {}", reduction);
+  }
+}
+
+std::string cluster_name(std::uint16_t cluster) {
+  switch (cluster) {
+    case kClusterAuto: return "auto";
+    case kCluster1x1: return "1x1";
+    case kCluster2x1: return "2x1";
+    case 4: return "4x1";
+    case kCluster1x2: return "1x2";
+    case 6: return "2x2";
+    case 7: return "4x2";
+    case 8: return "1x4";
+    case 9: return "2x4";
+    case 10: return "4x4";
+    default: return fmt::format("cluster {}", cluster);
   }
 }
 

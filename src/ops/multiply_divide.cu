@@ -13,18 +13,33 @@ __device__ __forceinline__ float churn(float x, int repeats) {
   return x;
 }
 
-// Each element's 100 dependent multiplies form a latency-bound chain; with only 64 threads
-// per block the SM would mostly wait. Each thread therefore keeps kIlp elements in flight
-// (independent chains), which changes nothing in the result and hides the latency.
-constexpr int kIlp = 8;
+// Each element's 100 dependent multiplies form a latency-bound chain, and a 64-thread block
+// has no other warps to hide a load behind. Each thread therefore keeps kIlp elements in
+// flight (independent chains) and loads its next kIlp elements before multiplying these,
+// so their memory latency passes under the multiplies. Measured on an H100, one array of
+// 1M floats: 1.47 ms with 8 chains and no prefetch (2.0 ms with 8 or more blocks at once),
+// 1.07 ms with 32 chains and the prefetch, alone or with 132 blocks at once.
+constexpr int kIlp = 32;
 
 __device__ __forceinline__ void churn_range(const float* __restrict__ in, float* __restrict__ out,
                                             std::size_t n, std::size_t first, std::size_t stride, int repeats) {
+  const std::size_t step = kIlp * stride;
+  const auto whole_group_at = [&](std::size_t i) { return i < n && n - i > (kIlp - 1) * stride; };
   std::size_t i = first;
-  for (; i + (kIlp - 1) * stride < n; i += kIlp * stride) {
+  float next[kIlp];
+  if (whole_group_at(i)) {
+#pragma unroll
+    for (int j = 0; j < kIlp; ++j) next[j] = in[i + j * stride];
+  }
+  for (; whole_group_at(i); i += step) {
     float v[kIlp];
 #pragma unroll
-    for (int j = 0; j < kIlp; ++j) v[j] = in[i + j * stride];
+    for (int j = 0; j < kIlp; ++j) v[j] = next[j];
+    if (whole_group_at(i + step)) {
+#pragma unroll
+      for (int j = 0; j < kIlp; ++j) next[j] = in[i + step + j * stride];
+    }
+#pragma unroll 2
     for (int r = 0; r < repeats; ++r) {
 #pragma unroll
       for (int j = 0; j < kIlp; ++j) {

@@ -1,6 +1,7 @@
 // The GEMM algorithm search's candidate planning (host only): the heuristic's answers
 // first and in order, split-K variants only where an algorithm supports fp32 reduction and
-// the GPU is not already full, smaller tiles, no duplicates, the cap, and the names.
+// the GPU is not already full, smaller tiles, kernel options (custom option x cluster
+// shape) of the first tiles, no duplicates, the cap, and the names.
 
 #include "gemm_candidates.hpp"
 
@@ -142,6 +143,58 @@ TEST(GemmCandidates, LimitsAreRespected) {
   EXPECT_TRUE(plan_candidates({}, f.caps).empty());
 }
 
+TEST(GemmCandidates, KernelOptionsCoverEveryCustomOptionAndClusterOfTheFirstTwoTiles) {
+  Fixture f;
+  for (auto& h : f.heuristic) h.config.cluster_shape = kCluster1x2;
+  f.heuristic[0].config.custom = 3;
+  const auto base = f.caps;
+  f.caps = [&](int id) {
+    AlgoCaps c = base(id);
+    c.custom_option_max = 4;
+    return c;
+  };
+  const auto plan = plan_candidates(f.heuristic, f.caps);
+  const auto with = [](AlgoConfig c, std::uint32_t custom, std::uint16_t cluster) {
+    c.custom = custom;
+    c.cluster_shape = cluster;
+    return c;
+  };
+  // The first two distinct tiles: 128x256 (whatever custom option the heuristic gave it) and 128x128.
+  for (const AlgoConfig& tile : {config(31, kTile128x256, 16), config(31, kTile128x128, 16)})
+    for (std::uint32_t custom = 0; custom <= 4; ++custom)
+      for (const std::uint16_t cluster : {kCluster1x2, kCluster1x1, kCluster2x1})
+        EXPECT_TRUE(contains(plan, with(tile, custom, cluster))) << tile.tile << " " << custom << " " << cluster;
+  // The third tile (algorithm 5) keeps the heuristic's option only.
+  for (const auto& c : plan)
+    if (c.config.id == 5) {
+      EXPECT_EQ(c.config.custom, 0u);
+      EXPECT_EQ(c.config.cluster_shape, kCluster1x2);
+    }
+  for (const auto& c : plan) EXPECT_NE(c.config.custom, 5u);  // past custom_option_max
+}
+
+TEST(GemmCandidates, KernelOptionsKeepAutomaticClustersAndTheLimits) {
+  Fixture f;  // cluster shapes "auto": an algorithm without clusters
+  const auto base = f.caps;
+  f.caps = [&](int id) {
+    AlgoCaps c = base(id);
+    c.custom_option_max = 100;
+    return c;
+  };
+  CandidateLimits limits;
+  limits.max_custom_options = 3;
+  const auto plan = plan_candidates(f.heuristic, f.caps, limits);
+  for (const auto& c : plan) {
+    EXPECT_EQ(c.config.cluster_shape, kClusterAuto);
+    EXPECT_LT(c.config.custom, 3u);
+  }
+  AlgoConfig v = config(31, kTile128x256, 16);
+  v.custom = 2;
+  EXPECT_TRUE(contains(plan, v));
+  limits.option_seeds = 0;
+  for (const auto& c : plan_candidates(f.heuristic, f.caps, limits)) EXPECT_EQ(c.config.custom, 0u);
+}
+
 TEST(GemmCandidates, UnknownWavesDoNotPruneSplitK) {
   Fixture f;
   for (auto& h : f.heuristic) h.waves = 0;
@@ -154,6 +207,10 @@ TEST(GemmCandidates, Names) {
   EXPECT_EQ(tile_name(1), "8x8");
   EXPECT_EQ(tile_name(634), "512x1024");
   EXPECT_EQ(tile_name(0), "auto");
+  EXPECT_EQ(cluster_name(kClusterAuto), "auto");
+  EXPECT_EQ(cluster_name(kCluster2x1), "2x1");
+  EXPECT_EQ(cluster_name(kCluster1x2), "1x2");
+  EXPECT_EQ(cluster_name(99), "cluster 99");
   EXPECT_EQ(tile_name(100000), "tile 100000");
   ASSERT_TRUE(tile_shape(kTile64x128).has_value());
   EXPECT_EQ(tile_shape(kTile64x128)->rows, 64);

@@ -24,6 +24,10 @@ struct GemmChoice {
   std::string tile, stages;
   int split_k = 1;
   std::string reduction;  // how split-K partial sums are reduced: "none" or "fp32"
+  // cuBLASLt's custom option (a kernel variant of the algorithm) and cluster shape
+  // ("2x1", "auto"); "-" for the sm90 kernel.
+  int custom_option = 0;
+  std::string cluster = "auto";
   std::size_t workspace_bytes = 0;
   int heuristic_rank = -1;  // its place in the heuristic's answers; -1: a variant the search built
 
