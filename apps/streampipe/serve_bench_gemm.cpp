@@ -105,8 +105,7 @@ double gbps(const batching::GemmChoice& c) {
 
 std::string gemm_choice_table(const batching::MlpModel& model, double peak_tflops) {
   report::Table t({"batch", "layers", "in -> out", "epilogue", "algo", "tile", "stages", "opt", "cluster", "split-K",
-                   "us/GEMM",
-                   "TFLOP/s", "% of peak", "GB/s", "heuristic #0 us", "gain", "sm90 us", "timed"});
+                   "us/GEMM", "TFLOP/s", "% of peak", "GB/s", "heuristic #0 us", "gain", "sm90 us", "timed"});
   for (const std::size_t rows : model.gemm_rows()) {
     const auto choices = model.gemm_choices(rows);
     for (const auto& g : group_layers(choices)) {
@@ -114,7 +113,8 @@ std::string gemm_choice_table(const batching::MlpModel& model, double peak_tflop
       const std::string layers = g.first == g.last ? std::to_string(g.first) : fmt::format("{}-{}", g.first, g.last);
       t.add_row({std::to_string(rows), layers, fmt::format("{} -> {}", c.in, c.out), c.relu ? "bias+ReLU" : "bias",
                  c.kernel == "cuBLASLt" ? std::to_string(c.algo_id) : c.kernel, c.tile, c.stages,
-                 c.kernel == "cuBLASLt" ? std::to_string(c.custom_option) : "-", c.cluster, c.split_k > 1 ? fmt::format("{} ({})", c.split_k, c.reduction) : "1", fmt::format("{:.1f}", c.us),
+                 c.kernel == "cuBLASLt" ? std::to_string(c.custom_option) : "-", c.cluster,
+                 c.split_k > 1 ? fmt::format("{} ({})", c.split_k, c.reduction) : "1", fmt::format("{:.1f}", c.us),
                  fmt::format("{:.1f}", c.tflops), fmt::format("{:.0f}%", pct(c.tflops, peak_tflops)),
                  fmt::format("{:.0f}", gbps(c)), fmt::format("{:.1f}", c.heuristic_us),
                  fmt::format("{:.2f}x", c.us > 0 ? c.heuristic_us / c.us : 0.0),
@@ -125,9 +125,9 @@ std::string gemm_choice_table(const batching::MlpModel& model, double peak_tflop
                            "flushed, median of 3 rounds of 10, pseudo-random bf16) against the bf16 peak {:.1f} "
                            "TFLOP/s; GB/s counts A, B and D once; 'gain' is over the heuristic's first answer; "
                            "'opt' is cuBLASLt's custom option (a kernel variant); 'timed' counts candidates "
-                           "accepted / planned; algo 'sm90' is streampipe's Hopper "
-                           "kernel, its split-K reduced in cluster shared memory (smem) and a workspace (ws), its "
-                           "tile 'x2' cut into 2 row tiles; 'sm90 us' is that kernel's best time, chosen or not",
+                           "accepted / planned; algo 'sm90' is streampipe's Hopper kernel, its split-K reduced in "
+                           "cluster shared memory (smem) and a workspace (ws), its tile 'x2' cut into 2 row tiles; "
+                           "'sm90 us' is that kernel's best time, chosen or not",
                            peak_tflops));
 }
 

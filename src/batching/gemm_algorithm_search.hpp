@@ -4,11 +4,12 @@
 //
 // search_gemm() asks the heuristic for up to 64 answers, plans candidates from them
 // (gemm_candidates.hpp: the heuristic's first 16, split-K variants, smaller tiles, kernel
-// options of the first tiles; at most 180), keeps those cublasLtMatmulAlgoCheck accepts for this problem (epilogue and bias
-// included) within the workspace, times each with events on pseudo-random bf16 data, each
-// run alone after the L2 cache is overwritten (warm-up, then the median of 5 runs each,
-// then the 5 fastest and the heuristic's first answer again in 3 interleaved rounds of
-// 10), and returns the fastest whose output agrees with the heuristic's first answer.
+// options of the first tiles; at most 180), keeps those cublasLtMatmulAlgoCheck accepts
+// for this problem (epilogue and bias included) within the workspace, times each with
+// events on pseudo-random bf16 data, each run alone after the L2 cache is overwritten
+// (warm-up, then the median of 5 runs each, then the 5 fastest and the heuristic's first
+// answer again in 3 interleaved rounds of 10), and returns the fastest whose output agrees
+// with the heuristic's first answer.
 // Where this library's sm_90a kernel runs (a Hopper GPU, a shape it tiles, the bias
 // given), its one-wave K splits are timed the same way, the fastest against cuBLASLt's
 // choice in interleaved rounds, and it is chosen when it is faster and agrees.
