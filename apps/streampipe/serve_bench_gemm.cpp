@@ -18,11 +18,11 @@
 namespace streampipe::cli::serve {
 
 MlpRate measure_mlp_rate(const Device& device, batching::MlpModel& model, const InputPool& pool, std::size_t rows,
-                         int runs) {
+                         std::size_t lanes, int runs) {
   const CurrentDeviceGuard guard(device);
   const std::size_t in = model.input_size(), out = model.output_size();
   Stream stream(device);
-  auto lane = model.make_lane(stream.ref(), rows);
+  auto lane = model.make_lane(stream.ref(), rows, 1);
   lane->prepare(rows);  // the model's algorithm search, unless another lane already ran it
   DeviceBuffer<float> d_in(device, rows * in), d_out(device, rows * out);
   PinnedBuffer<float> h_in(rows * in), h_out(rows * out);
@@ -58,6 +58,18 @@ MlpRate measure_mlp_rate(const Device& device, batching::MlpModel& model, const 
   for (const double us : model.time_layers(stream.ref(), rows, std::max(5, runs)))
     gemm_tflops.push_back(model.flops_per_row() * static_cast<double>(rows) / (us * 1e-6) / 1e12);
   rate.gemm_tflops = report::summarize(gemm_tflops);
+  rate.lanes = std::max<std::size_t>(lanes, 1);
+  std::vector<Stream> busy_streams;
+  std::vector<StreamRef> busy_refs;
+  for (std::size_t l = 0; l < rate.lanes; ++l) busy_refs.push_back(busy_streams.emplace_back(device).ref());
+  const auto busy_rate = [&](std::size_t plan_lanes) {
+    std::vector<double> tflops_per_run;
+    for (const double us : model.time_layers_busy(busy_refs, rows, std::max(5, runs), plan_lanes))
+      tflops_per_run.push_back(model.flops_per_row() * static_cast<double>(rows) / (us * 1e-6) / 1e12);
+    return report::summarize(tflops_per_run);
+  };
+  rate.busy_gemm_tflops = busy_rate(rate.lanes);
+  rate.busy_alone_plan_tflops = busy_rate(1);
   rate.verified = true;
   for (std::size_t r = 0; r < rows; ++r) {
     double e = 0;
@@ -94,6 +106,9 @@ std::vector<LayerGroup> group_layers(const std::vector<batching::GemmChoice>& ge
 
 double pct(double tflops, double peak) { return peak > 0 ? 100.0 * tflops / peak : 0.0; }
 
+// The time the search minimized: alone, or per GEMM with the lanes busy.
+double chosen_us(const batching::GemmChoice& c) { return c.lanes > 1 ? c.busy_us : c.us; }
+
 // The least memory traffic of a GEMM (A, B and D once), as GB/s: the yardstick of small
 // batches, which stream the weights and are bound by HBM bandwidth.
 double gbps(const batching::GemmChoice& c) {
@@ -104,26 +119,31 @@ double gbps(const batching::GemmChoice& c) {
 }  // namespace
 
 std::string gemm_choice_table(const batching::MlpModel& model, double peak_tflops) {
-  report::Table t({"batch", "layers", "in -> out", "epilogue", "algo", "tile", "stages", "opt", "cluster", "split-K",
-                   "us/GEMM", "TFLOP/s", "% of peak", "GB/s", "heuristic #0 us", "gain", "sm90 us", "timed"});
-  for (const std::size_t rows : model.gemm_rows()) {
-    const auto choices = model.gemm_choices(rows);
+  report::Table t({"batch", "lanes", "layers", "in -> out", "epilogue", "algo", "tile", "stages", "opt", "cluster",
+                   "split-K", "us alone", "us busy", "TFLOP/s", "% of peak", "GB/s", "heuristic #0 us", "gain",
+                   "sm90 us", "timed"});
+  for (const auto& [rows, lanes] : model.gemm_plans()) {
+    const auto choices = model.gemm_choices(rows, lanes);
     for (const auto& g : group_layers(choices)) {
       const auto& c = *g.choice;
       const std::string layers = g.first == g.last ? std::to_string(g.first) : fmt::format("{}-{}", g.first, g.last);
-      t.add_row({std::to_string(rows), layers, fmt::format("{} -> {}", c.in, c.out), c.relu ? "bias+ReLU" : "bias",
-                 c.kernel == "cuBLASLt" ? std::to_string(c.algo_id) : c.kernel, c.tile, c.stages,
-                 c.kernel == "cuBLASLt" ? std::to_string(c.custom_option) : "-", c.cluster,
+      t.add_row({std::to_string(rows), std::to_string(lanes), layers, fmt::format("{} -> {}", c.in, c.out),
+                 c.relu ? "bias+ReLU" : "bias", c.kernel == "cuBLASLt" ? std::to_string(c.algo_id) : c.kernel, c.tile,
+                 c.stages, c.kernel == "cuBLASLt" ? std::to_string(c.custom_option) : "-", c.cluster,
                  c.split_k > 1 ? fmt::format("{} ({})", c.split_k, c.reduction) : "1", fmt::format("{:.1f}", c.us),
-                 fmt::format("{:.1f}", c.tflops), fmt::format("{:.0f}%", pct(c.tflops, peak_tflops)),
+                 c.busy_us > 0 ? fmt::format("{:.1f}", c.busy_us) : "-", fmt::format("{:.1f}", c.tflops),
+                 fmt::format("{:.0f}%", pct(c.tflops, peak_tflops)),
                  fmt::format("{:.0f}", gbps(c)), fmt::format("{:.1f}", c.heuristic_us),
-                 fmt::format("{:.2f}x", c.us > 0 ? c.heuristic_us / c.us : 0.0),
+                 fmt::format("{:.2f}x", chosen_us(c) > 0 ? c.heuristic_us / chosen_us(c) : 0.0),
                  c.sm90_us > 0 ? fmt::format("{:.1f}", c.sm90_us) : "-", fmt::format("{}/{}", c.timed, c.planned)});
     }
   }
   return t.str(fmt::format("GEMM configurations chosen by the algorithm search (events around each GEMM, L2 "
                            "flushed, median of 3 rounds of 10, pseudo-random bf16) against the bf16 peak {:.1f} "
-                           "TFLOP/s; GB/s counts A, B and D once; 'gain' is over the heuristic's first answer; "
+                           "TFLOP/s; with 1 lane the fastest alone, with more the least time per GEMM with that many "
+                           "lanes busy ('us busy': 4 GEMMs per lane on rotating weight copies, all lanes at once; "
+                           "TFLOP/s, % of peak and the heuristic's time are by that time); GB/s counts A, B and D "
+                           "once, alone; 'gain' is over the heuristic's first answer; "
                            "'opt' is cuBLASLt's custom option (a kernel variant); 'timed' counts candidates "
                            "accepted / planned; algo 'sm90' is streampipe's Hopper kernel, its split-K reduced in "
                            "cluster shared memory (smem) and a workspace (ws), its tile 'x2' cut into 2 row tiles; "
@@ -133,11 +153,12 @@ std::string gemm_choice_table(const batching::MlpModel& model, double peak_tflop
 
 nlohmann::json gemm_choices_json(const batching::MlpModel& model, double peak_tflops) {
   nlohmann::json layers = nlohmann::json::array();
-  for (const std::size_t rows : model.gemm_rows()) {
-    const auto choices = model.gemm_choices(rows);
+  for (const auto& [rows, lanes] : model.gemm_plans()) {
+    const auto choices = model.gemm_choices(rows, lanes);
     for (const auto& g : group_layers(choices)) {
       const auto& c = *g.choice;
     layers.push_back({{"layers", {g.first, g.last}},
+                      {"lanes", lanes},
                       {"in", c.in},
                       {"out", c.out},
                       {"rows", c.rows},
@@ -153,6 +174,7 @@ nlohmann::json gemm_choices_json(const batching::MlpModel& model, double peak_tf
                       {"workspace_bytes", c.workspace_bytes},
                       {"heuristic_rank", c.heuristic_rank},
                       {"us", c.us},
+                      {"busy_us", c.busy_us},
                       {"tflops", c.tflops},
                       {"pct_of_peak", pct(c.tflops, peak_tflops)},
                       {"gb_per_s", gbps(c)},

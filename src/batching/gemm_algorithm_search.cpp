@@ -1,5 +1,6 @@
 #include "gemm_algorithm_search.hpp"
 
+#include "gemm_busy_timing.hpp"
 #include "l2_eviction.cuh"
 #include "mlp_convert.cuh"
 #include "streampipe/batching/mlp_reference.hpp"
@@ -264,6 +265,27 @@ GemmSearchResult search_gemm(const Device& device, cublasLtHandle_t handle, cons
   const auto time = [&](const cublasLtMatmulAlgo_t& algo, int reps) {
     return time_launch([&] { return gemm(algo); }, reps);
   };
+  // With several lanes the objective is the time per GEMM with all of them busy.
+  const int lanes = std::max(problem.lanes, 1);
+  std::optional<BusyGemmTimer> busy;
+  if (lanes > 1)
+    busy.emplace(device, s, lanes, problem.weights, problem.in * problem.out, nx, ny, workspace_bytes, flush,
+                 flush_bytes, sink);
+  const auto busy_time = [&](const cublasLtMatmulAlgo_t& algo, int reps) {
+    return busy->time(
+        [&](int lane, int step, StreamRef on) {
+          const auto o = busy->operands(lane, step);
+          const bool ok = cublasLtMatmul(handle, problem.desc, &alpha, o.weights, problem.a, o.x, problem.b, &beta,
+                                         o.y, problem.d, o.y, problem.d, &algo, o.workspace, workspace_bytes,
+                                         on.handle()) == CUBLAS_STATUS_SUCCESS;
+          if (!ok) (void)cudaGetLastError();
+          return ok;
+        },
+        reps);
+  };
+  const auto objective = [&](const cublasLtMatmulAlgo_t& algo, int reps) {
+    return busy ? busy_time(algo, reps) : time(algo, reps);
+  };
 
   // Clocks ramp up under load: some milliseconds of work before anything is timed, so the
   // first candidates are not timed on an idling GPU.
@@ -272,14 +294,18 @@ GemmSearchResult search_gemm(const Device& device, cublasLtHandle_t handle, cons
 
   struct Timed {
     std::size_t index = 0;  // into built
-    double us = 0;
+    double us = 0;          // by the objective: alone, or per GEMM with every lane busy
+    double alone_us = 0;    // alone, first pass
     std::vector<double> rounds;
   };
   std::vector<Timed> timed;
   for (std::size_t i = 0; i < built.size(); ++i) {
     // Two warm-up runs: the kernel's module loads, and its caches fill, outside the timing.
     if (!gemm(built[i].algo) || !gemm(built[i].algo)) continue;
-    if (const auto us = time(built[i].algo, kFirstPassReps)) timed.push_back({i, *us, {}});
+    const auto alone = time(built[i].algo, kFirstPassReps);
+    if (!alone) continue;
+    const auto us = busy ? busy_time(built[i].algo, kFirstPassReps) : alone;
+    if (us) timed.push_back({i, *us, *alone, {}});
   }
   if (timed.empty())
     throw std::runtime_error(fmt::format("cuBLASLt refused every algorithm for a {} -> {} layer at {} rows",
@@ -296,7 +322,7 @@ GemmSearchResult search_gemm(const Device& device, cublasLtHandle_t handle, cons
     finalists.push_back(timed.front());
   for (int round = 0; round < kRounds; ++round)
     for (auto& f : finalists)
-      if (const auto us = time(built[f.index].algo, kRoundReps)) f.rounds.push_back(*us);
+      if (const auto us = objective(built[f.index].algo, kRoundReps)) f.rounds.push_back(*us);
   std::erase_if(finalists, [](const Timed& f) { return f.rounds.size() != static_cast<std::size_t>(kRounds); });
   for (auto& f : finalists) f.us = median(f.rounds);
   std::sort(finalists.begin(), finalists.end(), [](const Timed& a, const Timed& b) { return a.us < b.us; });
@@ -340,6 +366,7 @@ GemmSearchResult search_gemm(const Device& device, cublasLtHandle_t handle, cons
   }
   if (chosen == nullptr) chosen = &*ref_it;  // unreachable: the reference is among the finalists
   double chosen_us = chosen->us;
+  double chosen_alone_us = busy ? chosen->alone_us : chosen->us;
 
   // This library's sm_90a kernel, where it runs: every split that fills the GPU in one wave
   // is timed like the first pass above, and the fastest against cuBLASLt's choice in
@@ -353,6 +380,8 @@ GemmSearchResult search_gemm(const Device& device, cublasLtHandle_t handle, cons
   if (problem.bias != nullptr && sm90_gemm_unsupported(device, shape).empty()) {
     Sm90Workspace sm90_workspace(s, problem.out);
     std::vector<std::pair<Sm90Gemm, double>> tried;
+    std::vector<Sm90Workspace> lane_workspaces;  // busy timing: one per lane, its GEMMs run one at a time
+    for (int l = 0; busy && l < lanes; ++l) lane_workspaces.emplace_back(s, problem.out);
     for (const Sm90Split& split : sm90_gemm_splits(device, shape)) {
       if (!split.one_wave() || split.ctas() > device.multiprocessors()) continue;
       Sm90Gemm g(device, shape, split, problem.weights, problem.bias, x, y, sm90_workspace.ref());
@@ -371,10 +400,27 @@ GemmSearchResult search_gemm(const Device& device, cublasLtHandle_t handle, cons
         best->first.enqueue(s);
         return true;
       };
+      // Under the busy objective, one instance per lane and step on that slot's operands.
+      std::vector<Sm90Gemm> busy_gemms;
+      for (int l = 0; busy && l < lanes; ++l)
+        for (int step = 0; step < BusyGemmTimer::kSteps; ++step) {
+          const auto o = busy->operands(l, step);
+          busy_gemms.emplace_back(device, shape, best->first.split(), o.weights, problem.bias, o.x, o.y,
+                                  lane_workspaces[static_cast<std::size_t>(l)].ref());
+        }
+      const auto ours_objective = [&](int reps) {
+        return busy ? busy->time(
+                          [&](int lane, int step, StreamRef on) {
+                            busy_gemms[static_cast<std::size_t>(lane * BusyGemmTimer::kSteps + step)].enqueue(on);
+                            return true;
+                          },
+                          reps)
+                    : time_launch(launch, reps);
+      };
       std::vector<double> ours, theirs;
       for (int round = 0; round < kRounds; ++round) {
-        if (const auto us = time_launch(launch, kRoundReps)) ours.push_back(*us);
-        if (const auto us = time(built[chosen->index].algo, kRoundReps)) theirs.push_back(*us);
+        if (const auto us = ours_objective(kRoundReps)) ours.push_back(*us);
+        if (const auto us = objective(built[chosen->index].algo, kRoundReps)) theirs.push_back(*us);
       }
       const double ours_us = median(ours), theirs_us = median(theirs);
       sm90_best_us = ours_us;
@@ -382,6 +428,7 @@ GemmSearchResult search_gemm(const Device& device, cublasLtHandle_t handle, cons
       if (!ours.empty() && !theirs.empty() && ours_us < theirs_us && output_of_launch(launch, got) &&
           mlp_output_matches(to_floats(got), want_f, 0.03)) {
         sm90_split = best->first.split();
+        chosen_alone_us = busy ? best->second : ours_us;
         sm90_gemm.emplace(std::move(best->first));
         chosen_us = ours_us;
       }
@@ -427,7 +474,9 @@ GemmSearchResult search_gemm(const Device& device, cublasLtHandle_t handle, cons
     c.custom_option = 0;
     c.cluster = "-";
   }
-  c.us = chosen_us;
+  c.lanes = lanes;
+  c.us = chosen_alone_us;
+  c.busy_us = busy ? chosen_us : 0;
   c.tflops = chosen_us > 0 ? c.flops() / (chosen_us * 1e-6) / 1e12 : 0;
   c.heuristic_us = reference_us;
   c.sm90_us = sm90_best_us;
@@ -454,13 +503,14 @@ std::optional<GemmSearchResult> GemmSearchCache::find(const Key& key) const {
   return std::nullopt;
 }
 
-std::vector<std::size_t> GemmSearchCache::rows() const {
+std::vector<std::pair<std::size_t, int>> GemmSearchCache::plans() const {
   const std::lock_guard lock(mutex_);
-  std::vector<std::size_t> rows;
+  std::vector<std::pair<std::size_t, int>> plans;
   for (const auto& [key, result] : results_)
-    if (std::find(rows.begin(), rows.end(), key.rows) == rows.end()) rows.push_back(key.rows);
-  std::sort(rows.begin(), rows.end());
-  return rows;
+    if (std::find(plans.begin(), plans.end(), std::pair{key.rows, key.lanes}) == plans.end())
+      plans.emplace_back(key.rows, key.lanes);
+  std::sort(plans.begin(), plans.end());
+  return plans;
 }
 
 std::size_t GemmSearchCache::searches() const {

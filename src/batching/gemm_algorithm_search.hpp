@@ -9,7 +9,10 @@
 // events on pseudo-random bf16 data, each run alone after the L2 cache is overwritten
 // (warm-up, then the median of 5 runs each, then the 5 fastest and the heuristic's first
 // answer again in 3 interleaved rounds of 10), and returns the fastest whose output agrees
-// with the heuristic's first answer.
+// with the heuristic's first answer. With problem.lanes > 1 "fastest" means the least time
+// per GEMM with that many lanes busy at once (gemm_busy_timing.hpp), measured for every
+// candidate after its time alone, and the finalists and rounds use that time: under full
+// load a configuration whose grid leaves SMs idle alone can be the fastest.
 // Where this library's sm_90a kernel runs (a Hopper GPU, a shape it tiles, the bias
 // given), its one-wave K splits are timed the same way, the fastest against cuBLASLt's
 // choice in interleaved rounds, and it is chosen when it is faster and agrees.
@@ -33,6 +36,7 @@
 #include <map>
 #include <mutex>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 namespace streampipe::batching::detail {
@@ -61,6 +65,9 @@ struct GemmProblem {
   // The bias the descriptor points to; when set, the search also times this library's
   // sm_90a kernel (sm90_gemm.hpp), which takes it as a pointer.
   const std::uint16_t* bias = nullptr;
+  // How many of the batcher's lanes run this GEMM at once (its executor's lanes); the
+  // search then minimizes the time per GEMM with all of them busy.
+  int lanes = 1;
 };
 
 struct BuiltCandidate {
@@ -100,7 +107,7 @@ struct GemmSearchResult {
 [[nodiscard]] GemmSearchResult search_gemm(const Device& device, cublasLtHandle_t handle, const GemmProblem& problem,
                                            std::size_t workspace_bytes, const CandidateLimits& limits = {});
 
-// One search per (in, out, rows, relu) for the whole model: layers of the same shape and
+// One search per (in, out, rows, relu, lanes) for the whole model: layers of the same shape and
 // every lane share it. Searches are serialized (timing two at once would time each
 // other's interference); a failed search caches nothing and rethrows.
 class GemmSearchCache {
@@ -108,13 +115,15 @@ class GemmSearchCache {
   struct Key {
     std::size_t in = 0, out = 0, rows = 0;
     bool relu = false;
+    int lanes = 1;
     friend auto operator<=>(const Key&, const Key&) = default;
   };
 
   [[nodiscard]] GemmSearchResult find_or_search(const Key& key, const std::function<GemmSearchResult()>& search);
   [[nodiscard]] std::optional<GemmSearchResult> find(const Key& key) const;
   [[nodiscard]] std::size_t searches() const;
-  [[nodiscard]] std::vector<std::size_t> rows() const;  // distinct row counts searched, ascending
+  // The distinct (rows, lanes) searched, ascending.
+  [[nodiscard]] std::vector<std::pair<std::size_t, int>> plans() const;
 
  private:
   mutable std::mutex mutex_;

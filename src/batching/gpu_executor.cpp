@@ -104,7 +104,7 @@ void GpuExecutor::prepare(std::span<const std::size_t> buckets) {
       // Warm-up runs compute on zeros, never on uninitialized memory.
       SP_CUDA_CHECK(cudaMemsetAsync(lane.d_in.data(), 0, lane.d_in.bytes(), lane.stream.handle()));
     }
-    lane.model = model_.make_lane(lane.stream.ref(), largest);
+    lane.model = model_.make_lane(lane.stream.ref(), largest, lanes_.size());
     lane.plans.clear();
     lane.prepared.clear();
     for (const std::size_t b : buckets) {

@@ -38,10 +38,11 @@ struct LayerPlan {
 
 class MlpLane final : public ModelLane {
  public:
-  MlpLane(std::shared_ptr<const MlpModel::State> state, StreamRef stream, std::size_t max_rows)
+  MlpLane(std::shared_ptr<const MlpModel::State> state, StreamRef stream, std::size_t max_rows, int lanes)
       : state_(std::move(state)),
         stream_(stream),
         max_rows_(max_rows),
+        lanes_(lanes),
         handle_(detail::make_handle()),
         workspace_(Device(state_->device), detail::kWorkspaceBytes),
         preference_(detail::make_preference(detail::kWorkspaceBytes)) {
@@ -67,8 +68,8 @@ class MlpLane final : public ModelLane {
   }
 
   // Each layer's algorithm comes from the model-wide search cache: the first lane to need a
-  // (shape, rows, epilogue) times the candidates (gemm_algorithm_search.hpp), every other
-  // layer and lane of that shape reuses the result. The search runs on its own stream and
+  // (shape, rows, epilogue, lanes) times the candidates (gemm_algorithm_search.hpp), every
+  // other layer and lane of that shape reuses the result. The search runs on its own stream and
   // never on this lane's, so prepare() may be called while the lane's stream is captured.
   void prepare(std::size_t rows) override {
     if (rows == 0 || rows > max_rows_)
@@ -88,8 +89,8 @@ class MlpLane final : public ModelLane {
       const std::uint16_t* bias = state_->biases[i].data();
       const detail::GemmProblem problem{descs_[i].get(), a_layouts_[i].get(), p.b.get(), p.d.get(),
                                         state_->weights[i].data(), in, out, rows, relu,
-                                        sm90_workspace_ ? bias : nullptr};
-      const auto found = state_->searches.find_or_search({in, out, rows, relu}, [&] {
+                                        sm90_workspace_ ? bias : nullptr, lanes_};
+      const auto found = state_->searches.find_or_search({in, out, rows, relu, lanes_}, [&] {
         return detail::search_gemm(device, handle_.get(), problem, workspace_.bytes());
       });
       // A shared result was checked against another layer's descriptors (its bias pointer):
@@ -124,19 +125,13 @@ class MlpLane final : public ModelLane {
   std::vector<double> time_layers(std::size_t rows, int runs) {
     constexpr int kPasses = 10;
     const Device device(state_->device);
-    GraphExec layers;
-    {
-      GraphCapture capture(stream_);
-      (void)enqueue_layers(rows);
-      layers = GraphExec(capture.end());
-    }
+    GraphExec layers = capture_layers(rows);
     std::vector<Event> marks;
     for (int i = 0; i < 2 * kPasses; ++i) marks.emplace_back(device);
     std::vector<double> us;
     for (int r = 0; r < runs; ++r) {
       for (int pass = 0; pass < kPasses; ++pass) {
-        detail::fill_bf16_pattern(stream_, activations_[0].data(), rows * state_->sizes.front(), 1.0f,
-                                  static_cast<unsigned>(7 + pass));
+        fill_input(rows, static_cast<unsigned>(7 + pass));
         marks[static_cast<std::size_t>(2 * pass)].record(stream_);
         layers.launch(stream_);
         marks[static_cast<std::size_t>(2 * pass + 1)].record(stream_);
@@ -148,6 +143,18 @@ class MlpLane final : public ModelLane {
                      1e3);
     }
     return us;
+  }
+
+  // The layers' GEMMs alone as a graph (they read activations_[0]).
+  GraphExec capture_layers(std::size_t rows) {
+    GraphCapture capture(stream_);
+    (void)enqueue_layers(rows);
+    return GraphExec(capture.end());
+  }
+
+  // A fresh pseudo-random first activation, as a batch's input conversion writes it.
+  void fill_input(std::size_t rows, unsigned seed) {
+    detail::fill_bf16_pattern(stream_, activations_[0].data(), rows * state_->sizes.front(), 1.0f, seed);
   }
 
  private:
@@ -176,6 +183,7 @@ class MlpLane final : public ModelLane {
   std::shared_ptr<const MlpModel::State> state_;
   StreamRef stream_;
   std::size_t max_rows_;
+  int lanes_;
   detail::LtHandle handle_;
   DeviceBuffer<std::byte> workspace_;
   detail::MatmulPreference preference_;
@@ -213,22 +221,25 @@ MlpModel::~MlpModel() = default;
 std::size_t MlpModel::input_size() const { return state_->sizes.front(); }
 std::size_t MlpModel::output_size() const { return state_->sizes.back(); }
 
-std::vector<GemmChoice> MlpModel::gemm_choices(std::size_t rows) const {
+std::vector<GemmChoice> MlpModel::gemm_choices(std::size_t rows, std::size_t lanes) const {
   std::vector<GemmChoice> choices;
   const std::size_t layers = state_->sizes.size() - 1;
   for (std::size_t i = 0; i < layers; ++i) {
-    const auto found = state_->searches.find({state_->sizes[i], state_->sizes[i + 1], rows, i + 1 < layers});
+    const auto found = state_->searches.find(
+        {state_->sizes[i], state_->sizes[i + 1], rows, i + 1 < layers, static_cast<int>(lanes)});
     if (!found) return {};
     choices.push_back(found->choice);
   }
   return choices;
 }
 
-std::vector<std::size_t> MlpModel::gemm_rows() const {
-  std::vector<std::size_t> rows;
-  for (const std::size_t r : state_->searches.rows())
-    if (!gemm_choices(r).empty()) rows.push_back(r);
-  return rows;
+std::vector<std::pair<std::size_t, std::size_t>> MlpModel::gemm_plans() const {
+  std::vector<std::pair<std::size_t, std::size_t>> plans;
+  for (const auto& [rows, lanes] : state_->searches.plans()) {
+    const auto l = static_cast<std::size_t>(lanes);
+    if (!gemm_choices(rows, l).empty()) plans.emplace_back(rows, l);
+  }
+  return plans;
 }
 
 std::size_t MlpModel::gemm_searches() const { return state_->searches.searches(); }
@@ -238,18 +249,64 @@ std::vector<double> MlpModel::time_layers(StreamRef stream, std::size_t rows, in
     throw std::invalid_argument(fmt::format("MlpModel: weights live on GPU {}, the stream on GPU {}", state_->device,
                                             stream.device_index()));
   const CurrentDeviceGuard guard(stream.device());
-  MlpLane lane(state_, stream, rows);
+  MlpLane lane(state_, stream, rows, 1);
   lane.prepare(rows);
   return lane.time_layers(rows, std::max(runs, 1));
 }
 
-std::unique_ptr<ModelLane> MlpModel::make_lane(StreamRef stream, std::size_t max_rows) {
+std::vector<double> MlpModel::time_layers_busy(std::span<const StreamRef> streams, std::size_t rows, int runs,
+                                               std::size_t plan_lanes) {
+  if (streams.empty()) throw std::invalid_argument("MlpModel: time_layers_busy needs at least one stream");
+  for (const StreamRef s : streams)
+    if (s.device_index() != state_->device)
+      throw std::invalid_argument(fmt::format("MlpModel: weights live on GPU {}, a stream on GPU {}", state_->device,
+                                              s.device_index()));
+  const Device device(state_->device);
+  const CurrentDeviceGuard guard(device);
+  const int lanes = static_cast<int>(streams.size());
+  const int planned_for = plan_lanes == 0 ? lanes : static_cast<int>(plan_lanes);
+  std::vector<std::unique_ptr<MlpLane>> lane_models;
+  std::vector<GraphExec> graphs;
+  for (const StreamRef s : streams) {
+    lane_models.push_back(std::make_unique<MlpLane>(state_, s, rows, planned_for));
+    lane_models.back()->prepare(rows);
+    graphs.push_back(lane_models.back()->capture_layers(rows));
+  }
+  constexpr int kPasses = 10;
+  const StreamRef first = streams.front();
+  Event start(device), stop(device);
+  std::vector<Event> done;
+  for (std::size_t l = 1; l < streams.size(); ++l) done.emplace_back(device, EventTiming::disabled);
+  const auto span = [&] {
+    start.record(first);
+    for (std::size_t l = 1; l < streams.size(); ++l) streams[l].wait(start);
+    for (int pass = 0; pass < kPasses; ++pass)
+      for (std::size_t l = 0; l < streams.size(); ++l) {
+        lane_models[l]->fill_input(rows, static_cast<unsigned>(7 + pass * lanes + static_cast<int>(l)));
+        graphs[l].launch(streams[l]);
+      }
+    for (std::size_t l = 1; l < streams.size(); ++l) {
+      done[l - 1].record(streams[l]);
+      first.wait(done[l - 1]);
+    }
+    stop.record(first);
+    stop.synchronize();
+    return elapsed(start, stop).count() * 1e3 / (kPasses * lanes);
+  };
+  (void)span();  // graph upload and clocks, outside the measurement
+  std::vector<double> us;
+  for (int r = 0; r < std::max(runs, 1); ++r) us.push_back(span());
+  return us;
+}
+
+std::unique_ptr<ModelLane> MlpModel::make_lane(StreamRef stream, std::size_t max_rows, std::size_t lanes) {
   if (stream.device_index() != state_->device)
     throw std::invalid_argument(fmt::format("MlpModel: weights live on GPU {}, the lane's stream on GPU {}",
                                             state_->device, stream.device_index()));
   if (max_rows == 0) throw std::invalid_argument("MlpModel: a lane needs room for at least one row");
+  if (lanes == 0) throw std::invalid_argument("MlpModel: a lane belongs to at least one lane running at once");
   const CurrentDeviceGuard guard(stream.device());
-  return std::make_unique<MlpLane>(state_, stream, max_rows);
+  return std::make_unique<MlpLane>(state_, stream, max_rows, static_cast<int>(lanes));
 }
 
 }  // namespace streampipe::batching

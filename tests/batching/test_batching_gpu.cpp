@@ -101,7 +101,7 @@ class RotatingModel final : public DeviceModel {
   [[nodiscard]] std::size_t input_size() const override { return kWidth; }
   [[nodiscard]] std::size_t output_size() const override { return kWidth; }
   [[nodiscard]] bool accepts_mapped_io() const override { return mapped_; }
-  [[nodiscard]] std::unique_ptr<ModelLane> make_lane(StreamRef stream, std::size_t) override {
+  [[nodiscard]] std::unique_ptr<ModelLane> make_lane(StreamRef stream, std::size_t, std::size_t) override {
     struct Lane final : ModelLane {
       explicit Lane(StreamRef s) : stream(s) {}
       StreamRef stream;
@@ -228,7 +228,7 @@ class FlakyModel final : public DeviceModel {
   std::atomic<bool> fail{false};
   std::size_t input_size() const override { return 8; }
   std::size_t output_size() const override { return 8; }
-  std::unique_ptr<ModelLane> make_lane(StreamRef stream, std::size_t) override {
+  std::unique_ptr<ModelLane> make_lane(StreamRef stream, std::size_t, std::size_t) override {
     struct Lane final : ModelLane {
       FlakyModel* m;
       StreamRef s;
@@ -275,7 +275,7 @@ TEST(BatchingGpu, TimesTheLayersAloneWithoutTheConversions) {
     EXPECT_LT(us, 10'000.0);
   }
   // A whole forward pass runs the same GEMMs and two conversion kernels besides.
-  auto lane = model.make_lane(stream.ref(), 64);
+  auto lane = model.make_lane(stream.ref(), 64, 1);
   lane->prepare(64);
   DeviceBuffer<float> in(device, 64 * 1024), out(device, 64 * 1024);
   SP_CUDA_CHECK(cudaMemsetAsync(in.data(), 0, in.bytes(), stream.handle()));

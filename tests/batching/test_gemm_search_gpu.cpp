@@ -202,7 +202,7 @@ TEST(GemmSearchGpu, Mlp4096MatchesReferenceAtOddRowCounts) {
   const auto weights = make_mlp_weights({4096, 4096, 4096}, 13);
   MlpModel model(device, weights);
   Stream stream(device);
-  auto lane = model.make_lane(stream.ref(), 256);
+  auto lane = model.make_lane(stream.ref(), 256, 1);
   DeviceBuffer<float> d_in(device, 256 * 4096), d_out(device, 256 * 4096);
   for (const std::size_t rows : {1u, 3u, 17u, 256u}) {
     lane->prepare(rows);
@@ -241,7 +241,7 @@ TEST(GemmSearchGpu, Mlp4096MatchesReferenceAtOddRowCounts) {
     }
   }
   EXPECT_EQ(model.gemm_searches(), 8u);  // 4 row counts x 2 epilogues
-  EXPECT_EQ(model.gemm_rows(), (std::vector<std::size_t>{1, 3, 17, 256}));
+  EXPECT_EQ(model.gemm_plans(), (std::vector<std::pair<std::size_t, std::size_t>>{{1, 1}, {3, 1}, {17, 1}, {256, 1}}));
 }
 
 TEST(GemmSearchGpu, LayersOfOneShapeAndLanesShareOneSearch) {
@@ -250,8 +250,8 @@ TEST(GemmSearchGpu, LayersOfOneShapeAndLanesShareOneSearch) {
   const auto weights = make_mlp_weights({64, 64, 64, 64, 64}, 3);
   MlpModel model(device, weights);
   Stream s1(device), s2(device);
-  auto lane1 = model.make_lane(s1.ref(), 8);
-  auto lane2 = model.make_lane(s2.ref(), 8);
+  auto lane1 = model.make_lane(s1.ref(), 8, 1);
+  auto lane2 = model.make_lane(s2.ref(), 8, 1);
   EXPECT_TRUE(model.gemm_choices(8).empty());
   lane1->prepare(8);
   EXPECT_EQ(model.gemm_searches(), 2u);  // bias+ReLU (3 layers) and bias (the last)
@@ -289,33 +289,90 @@ TEST(GemmSearchGpu, PrepareWhileTheLanesStreamIsCaptured) {
   const Device device(0);
   const auto weights = make_mlp_weights({512, 1024, 256}, 17);
   constexpr std::size_t kRows = 7;
-  for (const CaptureMode mode : {CaptureMode::thread_local_, CaptureMode::global}) {
-    MlpModel model(device, weights);
-    Stream stream(device);
-    auto lane = model.make_lane(stream.ref(), kRows);
-    const auto in = random_rows(kRows * 512, 4);
-    std::vector<float> out(kRows * 256, std::numeric_limits<float>::quiet_NaN());
-    DeviceBuffer<float> d_in(device, in.size()), d_out(device, out.size());
-    SP_CUDA_CHECK(cudaMemcpy(d_in.data(), in.data(), d_in.bytes(), cudaMemcpyHostToDevice));
-    SP_CUDA_CHECK(cudaMemcpy(d_out.data(), out.data(), d_out.bytes(), cudaMemcpyHostToDevice));
-    Graph graph;
-    {
-      GraphCapture capture(stream.ref(), mode);
-      lane->prepare(kRows);
-      lane->enqueue(d_in.data(), d_out.data(), kRows);
-      graph = capture.end();
-    }
-    EXPECT_EQ(model.gemm_searches(), 2u);
-    GraphExec exec(graph);
-    exec.launch(stream.ref());
-    stream.synchronize();
-    SP_CUDA_CHECK(cudaMemcpy(out.data(), d_out.data(), d_out.bytes(), cudaMemcpyDeviceToHost));
-    for (std::size_t r = 0; r < kRows; ++r) {
-      std::vector<float> want(256);
-      mlp_reference(weights, std::span<const float>(in.data() + r * 512, 512), want);
-      EXPECT_TRUE(mlp_output_matches(std::span<const float>(out.data() + r * 256, 256), want)) << "row " << r;
+  // Two lanes: the busy timing's own streams and events are made inside the capture too.
+  for (const std::size_t lanes : {1u, 2u}) {
+    for (const CaptureMode mode : {CaptureMode::thread_local_, CaptureMode::global}) {
+      MlpModel model(device, weights);
+      Stream stream(device);
+      auto lane = model.make_lane(stream.ref(), kRows, lanes);
+      const auto in = random_rows(kRows * 512, 4);
+      std::vector<float> out(kRows * 256, std::numeric_limits<float>::quiet_NaN());
+      DeviceBuffer<float> d_in(device, in.size()), d_out(device, out.size());
+      SP_CUDA_CHECK(cudaMemcpy(d_in.data(), in.data(), d_in.bytes(), cudaMemcpyHostToDevice));
+      SP_CUDA_CHECK(cudaMemcpy(d_out.data(), out.data(), d_out.bytes(), cudaMemcpyHostToDevice));
+      Graph graph;
+      {
+        GraphCapture capture(stream.ref(), mode);
+        lane->prepare(kRows);
+        lane->enqueue(d_in.data(), d_out.data(), kRows);
+        graph = capture.end();
+      }
+      EXPECT_EQ(model.gemm_searches(), 2u);
+      GraphExec exec(graph);
+      exec.launch(stream.ref());
+      stream.synchronize();
+      SP_CUDA_CHECK(cudaMemcpy(out.data(), d_out.data(), d_out.bytes(), cudaMemcpyDeviceToHost));
+      for (std::size_t r = 0; r < kRows; ++r) {
+        std::vector<float> want(256);
+        mlp_reference(weights, std::span<const float>(in.data() + r * 512, 512), want);
+        EXPECT_TRUE(mlp_output_matches(std::span<const float>(out.data() + r * 256, 256), want))
+            << lanes << " lanes, row " << r;
+      }
     }
   }
+}
+
+// Lanes made for two lanes search again, for the time per GEMM with both busy, and run
+// what they chose correctly; the busy chain timing runs both lanes at once.
+TEST(GemmSearchGpu, LanesMadeForTwoLanesChooseForThroughputUnderLoad) {
+  SP_REQUIRE_GPU();
+  const Device device(0);
+  const auto weights = make_mlp_weights({1024, 1024, 1024}, 21);
+  constexpr std::size_t kRows = 64;
+  MlpModel model(device, weights);
+  Stream s1(device), s2(device);
+  auto alone = model.make_lane(s1.ref(), kRows, 1);
+  auto busy = model.make_lane(s2.ref(), kRows, 2);
+  alone->prepare(kRows);
+  EXPECT_EQ(model.gemm_searches(), 2u);
+  busy->prepare(kRows);
+  EXPECT_EQ(model.gemm_searches(), 4u);  // not shared with the one-lane search
+  EXPECT_EQ(model.gemm_plans(), (std::vector<std::pair<std::size_t, std::size_t>>{{kRows, 1}, {kRows, 2}}));
+  for (const auto& c : model.gemm_choices(kRows, 1)) {
+    EXPECT_EQ(c.lanes, 1);
+    EXPECT_EQ(c.busy_us, 0.0);
+    EXPECT_GT(c.us, 0.0);
+  }
+  for (const auto& c : model.gemm_choices(kRows, 2)) {
+    EXPECT_EQ(c.lanes, 2);
+    EXPECT_GT(c.busy_us, 0.0);
+    EXPECT_GT(c.us, 0.0);
+    EXPECT_GT(c.heuristic_us, 0.0);
+    EXPECT_NEAR(c.tflops, c.flops() / (c.busy_us * 1e-6) / 1e12, 1e-6 * c.tflops);
+    std::cout << "2 lanes, " << (c.relu ? "bias+ReLU" : "bias") << ": " << c.kernel << " " << c.tile << ", alone "
+              << c.us << " us, busy " << c.busy_us << " us per GEMM (heuristic #0 " << c.heuristic_us << ")\n";
+  }
+
+  const auto in = random_rows(kRows * 1024, 5);
+  std::vector<float> out(kRows * 1024, std::numeric_limits<float>::quiet_NaN());
+  DeviceBuffer<float> d_in(device, in.size()), d_out(device, out.size());
+  SP_CUDA_CHECK(cudaMemcpy(d_in.data(), in.data(), d_in.bytes(), cudaMemcpyHostToDevice));
+  SP_CUDA_CHECK(cudaMemcpy(d_out.data(), out.data(), d_out.bytes(), cudaMemcpyHostToDevice));
+  busy->enqueue(d_in.data(), d_out.data(), kRows);
+  s2.synchronize();
+  SP_CUDA_CHECK(cudaMemcpy(out.data(), d_out.data(), d_out.bytes(), cudaMemcpyDeviceToHost));
+  for (const std::size_t r : {0u, 1u, 31u, 63u}) {
+    std::vector<float> want(1024);
+    mlp_reference(weights, std::span<const float>(in.data() + r * 1024, 1024), want);
+    EXPECT_TRUE(mlp_output_matches(std::span<const float>(out.data() + r * 1024, 1024), want)) << "row " << r;
+  }
+
+  const std::vector<StreamRef> streams{s1.ref(), s2.ref()};
+  const auto us = model.time_layers_busy(streams, kRows, 3);
+  ASSERT_EQ(us.size(), 3u);
+  for (const double u : us) EXPECT_GT(u, 0.0);
+  EXPECT_THROW((void)model.time_layers_busy({}, kRows, 1), std::invalid_argument);
+  EXPECT_THROW((void)model.make_lane(s1.ref(), kRows, 0), std::invalid_argument);
 }
 
 }  // namespace

@@ -1,8 +1,9 @@
 #pragma once
 // The outcome of the MLP's per-shape GEMM algorithm search (see docs/batching.md): for
 // one layer shape at one batch size, the configuration (cuBLASLt's, or streampipe's own
-// Hopper kernel) that was fastest among the candidates timed, its time, and what the heuristic's first answer took. Host data
-// only; MlpModel::gemm_choices() returns one per layer.
+// Hopper kernel) that was fastest among the candidates timed, alone or with the batcher's
+// lanes all busy, its time, and what the heuristic's first answer took. Host data only;
+// MlpModel::gemm_choices() returns one per layer.
 
 #include <cstddef>
 #include <cstdint>
@@ -31,13 +32,20 @@ struct GemmChoice {
   std::size_t workspace_bytes = 0;
   int heuristic_rank = -1;  // its place in the heuristic's answers; -1: a variant the search built
 
-  // Events around each GEMM alone, L2 flushed before it, pseudo-random bf16 data; the
-  // median of 3 rounds (each the median of 10 runs).
-  double us = 0;            // one GEMM
-  double tflops = 0;        // 2·in·out·rows / time
-  double heuristic_us = 0;  // the heuristic's first answer, timed the same way
+  // The lanes the search chose for: 1, the fastest GEMM alone; more, the least time per
+  // GEMM with that many lanes busy at once (gemm_busy_timing.hpp), what a batcher with that
+  // many lanes runs under full load.
+  int lanes = 1;
+  // Events around each GEMM alone, L2 flushed before it, pseudo-random bf16 data; with one
+  // lane the median of 3 rounds (each the median of 10 runs), with more the first pass's
+  // median of 5.
+  double us = 0;            // one GEMM alone
+  double busy_us = 0;       // per GEMM with `lanes` lanes busy, median of 3 rounds of 10; 0 with one lane
+  double tflops = 0;        // 2·in·out·rows / the time chosen by (busy_us with lanes > 1, else us)
+  double heuristic_us = 0;  // the heuristic's first answer, timed as the choice was
   // streampipe's sm_90a kernel where it was timed (compute capability 9.0), chosen or not:
-  // its fastest configuration's time in the race against cuBLASLt's choice (0: not timed)
+  // its fastest configuration's time (alone or busy, as the choice) in the race against
+  // cuBLASLt's choice (0: not timed)
   // and that configuration (Sm90Gemm::describe()).
   double sm90_us = 0;
   std::string sm90_config;

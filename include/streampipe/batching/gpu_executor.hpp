@@ -47,7 +47,10 @@ class DeviceModel {
   virtual ~DeviceModel() = default;
   [[nodiscard]] virtual std::size_t input_size() const = 0;
   [[nodiscard]] virtual std::size_t output_size() const = 0;
-  [[nodiscard]] virtual std::unique_ptr<ModelLane> make_lane(StreamRef stream, std::size_t max_rows) = 0;
+  // `lanes`: how many lanes of this model run at once (the executor's lanes); a model may
+  // choose its kernels for that load (MlpModel: GEMMs for throughput with all of them busy).
+  [[nodiscard]] virtual std::unique_ptr<ModelLane> make_lane(StreamRef stream, std::size_t max_rows,
+                                                             std::size_t lanes) = 0;
   // True when its lanes touch `in` and `out` only in kernels that stream through them once
   // (a conversion, say), so mapped host memory costs one pass over the link. A library
   // call that read them repeatedly would pull them over the link each time.

@@ -15,6 +15,8 @@
 
 #include <cstdint>
 #include <memory>
+#include <span>
+#include <utility>
 #include <vector>
 
 namespace streampipe::batching {
@@ -30,15 +32,17 @@ class MlpModel final : public DeviceModel {
 
   [[nodiscard]] std::size_t input_size() const override;
   [[nodiscard]] std::size_t output_size() const override;
-  [[nodiscard]] std::unique_ptr<ModelLane> make_lane(StreamRef stream, std::size_t max_rows) override;
+  // With lanes > 1 the GEMM search minimizes the time per GEMM with that many lanes busy.
+  [[nodiscard]] std::unique_ptr<ModelLane> make_lane(StreamRef stream, std::size_t max_rows,
+                                                     std::size_t lanes) override;
   // The input is read once by a float -> bf16 kernel, the output written once by bf16 -> float.
   [[nodiscard]] bool accepts_mapped_io() const override { return true; }
   [[nodiscard]] double flops_per_row() const noexcept { return flops_per_row_; }
-  // The GEMM configuration each layer uses for batches of `rows` rows, once a lane has
-  // prepared `rows` (empty before).
-  [[nodiscard]] std::vector<GemmChoice> gemm_choices(std::size_t rows) const;
-  // The batch sizes gemm_choices() answers for, ascending.
-  [[nodiscard]] std::vector<std::size_t> gemm_rows() const;
+  // The GEMM configuration each layer uses for batches of `rows` rows in lanes made for
+  // `lanes` lanes, once such a lane has prepared `rows` (empty before).
+  [[nodiscard]] std::vector<GemmChoice> gemm_choices(std::size_t rows, std::size_t lanes = 1) const;
+  // The (rows, lanes) gemm_choices() answers for, ascending.
+  [[nodiscard]] std::vector<std::pair<std::size_t, std::size_t>> gemm_plans() const;
   // The layers' GEMMs alone, chained as a forward pass runs them (each reading the previous
   // one's output; the float <-> bf16 conversions left out) and replayed as one CUDA graph, as
   // the batcher's per-bucket plans run them, on a lane of this model prepared for `rows` on
@@ -46,6 +50,13 @@ class MlpModel final : public DeviceModel {
   // written before each (outside the events). `runs` runs of 10 passes, the first pass of
   // each not counted. Synchronizes with `stream`.
   [[nodiscard]] std::vector<double> time_layers(StreamRef stream, std::size_t rows, int runs);
+  // The same chain under full load: one lane per stream, each replaying its graph behind
+  // its own fresh input, all at once, with the GEMM configurations chosen for `plan_lanes`
+  // lanes (0: streams.size(); 1: those chosen alone). Microseconds per pass (the span of 10
+  // passes on every lane over their number; the input writes, which overlap other lanes'
+  // GEMMs, included), one value per run of `runs`. Synchronizes.
+  [[nodiscard]] std::vector<double> time_layers_busy(std::span<const StreamRef> streams, std::size_t rows, int runs,
+                                                     std::size_t plan_lanes = 0);
   // Algorithm searches run so far (one per distinct layer shape, epilogue and batch size).
   [[nodiscard]] std::size_t gemm_searches() const;
 
