@@ -3,6 +3,7 @@
 #include "l2_eviction.cuh"
 #include "mlp_convert.cuh"
 #include "streampipe/cuda/error.hpp"
+#include "streampipe/report/statistics.hpp"
 
 #include <algorithm>
 #include <stdexcept>
@@ -97,9 +98,7 @@ std::optional<double> BusyGemmTimer::time(const Launch& launch, int reps) {
     us.push_back(elapsed(start_, stop_).count() * 1e3 / (lanes_ * kSteps));
   }
   if (!ok) return std::nullopt;
-  std::sort(us.begin(), us.end());
-  const std::size_t n = us.size();
-  return n % 2 == 1 ? us[n / 2] : 0.5 * (us[n / 2 - 1] + us[n / 2]);
+  return report::summarize(us).median;
 }
 
 }  // namespace streampipe::batching::detail
