@@ -35,8 +35,9 @@ BusyGemmTimer::BusyGemmTimer(const Device& device, StreamRef stream, int lanes, 
       stop_(device) {
   if (lanes < 1) throw std::invalid_argument("BusyGemmTimer: at least one lane");
   const std::size_t weight_bytes = aligned(weight_count * sizeof(std::uint16_t));
-  // Weights that fit twice in L2 could partly survive from one step to the next: then
-  // every step of a lane reads another copy, as every layer of a forward pass reads its own.
+  // Weights that fit in the L2 (half the flush) would survive from one step to the next:
+  // then every step of a lane reads another copy, as every layer of a forward pass reads
+  // its own.
   copies_ = weight_bytes * 2 > flush_bytes ? 1 : static_cast<std::size_t>(kSteps);
   x_offset_ = (copies_ - 1) * weight_bytes;
   y_offset_ = aligned(x_count * sizeof(std::uint16_t));

@@ -33,9 +33,10 @@ class BusyGemmTimer {
   };
 
   // Scratch on `stream` (stream-ordered, freed after the work enqueued on it): weight copies
-  // of `weight_count` bf16 values (kSteps of them when they fit twice in L2, one otherwise:
-  // then nothing of them survives a step), and per lane x (pseudo-random), y and a
-  // workspace. `flush`/`sink` (l2_eviction.cuh) overwrite the L2 before each timed span.
+  // of `weight_count` bf16 values (kSteps of them when one fits in the L2, one otherwise:
+  // then little of it survives a step), and per lane x (pseudo-random), y and a workspace.
+  // `flush`/`sink` (l2_eviction.cuh; `flush_bytes` is twice the L2) overwrite the L2 before
+  // each timed span.
   BusyGemmTimer(const Device& device, StreamRef stream, int lanes, const std::uint16_t* weights,
                 std::size_t weight_count, std::size_t x_count, std::size_t y_count, std::size_t workspace_bytes,
                 const std::byte* flush, std::size_t flush_bytes, unsigned* sink);
