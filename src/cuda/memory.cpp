@@ -1,6 +1,7 @@
 #include "streampipe/cuda/device_buffer.hpp"
 #include "streampipe/cuda/pinned_buffer.hpp"
 
+#include <cuda.h>
 #include <fmt/format.h>
 
 #include <cstdint>
@@ -100,6 +101,52 @@ bool is_pinned(const void* ptr) {
     return false;
   }
   return attrs.type == cudaMemoryTypeHost;
+}
+
+namespace {
+
+// cuPointerGetAttributes through the runtime's entry points, so nothing links libcuda;
+// null when the driver lacks it.
+decltype(&::cuPointerGetAttributes) pointer_attributes_entry() {
+  static const auto entry = [] {
+    void* fn = nullptr;
+    cudaDriverEntryPointQueryResult query = cudaDriverEntryPointSymbolNotFound;
+    if (cudaGetDriverEntryPointByVersion("cuPointerGetAttributes", &fn, CUDART_VERSION, cudaEnableDefault, &query) !=
+            cudaSuccess ||
+        query != cudaDriverEntryPointSuccess)
+      detail::clear_expected_error();
+    return query == cudaDriverEntryPointSuccess ? reinterpret_cast<decltype(&::cuPointerGetAttributes)>(fn) : nullptr;
+  }();
+  return entry;
+}
+
+}  // namespace
+
+bool is_device_mapped(const Device& device, const void* ptr, std::size_t bytes) {
+  if (ptr == nullptr || bytes == 0) return false;
+  const auto query = pointer_attributes_entry();
+  if (query == nullptr) return false;
+  const CurrentDeviceGuard guard(device);  // the device pointer is the current context's
+  // The guard leaves a thread that has not called CUDA yet without a current context (its
+  // current device is already `device`), and the driver then answers "not mapped" for any
+  // pointer: cudaSetDevice binds the device's primary context, once per thread and device.
+  thread_local int bound = -1;
+  if (bound != device.index()) {
+    SP_CUDA_CHECK(cudaSetDevice(device.index()));
+    bound = device.index();
+  }
+  unsigned type = 0;
+  CUdeviceptr start = 0, device_pointer = 0;
+  std::size_t size = 0;
+  CUpointer_attribute attributes[] = {CU_POINTER_ATTRIBUTE_MEMORY_TYPE, CU_POINTER_ATTRIBUTE_RANGE_START_ADDR,
+                                      CU_POINTER_ATTRIBUTE_RANGE_SIZE, CU_POINTER_ATTRIBUTE_DEVICE_POINTER};
+  void* values[] = {&type, &start, &size, &device_pointer};
+  const auto address = reinterpret_cast<std::uintptr_t>(ptr);
+  // Pageable memory answers with type 0 and an empty range (CUDA_SUCCESS), not an error.
+  if (query(4, attributes, values, static_cast<CUdeviceptr>(address)) != CUDA_SUCCESS) return false;
+  const std::uintptr_t offset = address - static_cast<std::uintptr_t>(start);
+  return type == CU_MEMORYTYPE_HOST && device_pointer == address && address >= start && offset < size &&
+         bytes <= size - offset;
 }
 
 }  // namespace streampipe

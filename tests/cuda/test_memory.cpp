@@ -3,6 +3,7 @@
 #include "support/gpu.hpp"
 
 #include <numeric>
+#include <thread>
 #include <vector>
 
 namespace streampipe {
@@ -87,6 +88,31 @@ TEST(HostRegistrationGpu, PinsAndUnpinsCallerMemory) {
     EXPECT_TRUE(is_pinned(v.data()));
   }
   EXPECT_FALSE(is_pinned(v.data()));
+}
+
+TEST(HostRegistrationGpu, DeviceMappedCoversExactlyThePinnedAllocation) {
+  SP_REQUIRE_GPU();
+  const Device device(0);
+  constexpr std::size_t kFloats = 1 << 20;  // 4 MiB: whole pages, so the allocation ends here
+  PinnedBuffer<float> pinned(kFloats);
+  EXPECT_TRUE(is_device_mapped(device, pinned.data(), pinned.bytes()));
+  EXPECT_TRUE(is_device_mapped(device, pinned.data() + 100, 16 * sizeof(float)));
+  EXPECT_FALSE(is_device_mapped(device, pinned.data() + kFloats - 8, 16 * sizeof(float)))
+      << "a range running past the end of the allocation";
+  EXPECT_FALSE(is_device_mapped(device, pinned.data(), 0));
+  std::vector<float> v(kFloats, 1.0f);
+  EXPECT_FALSE(is_device_mapped(device, v.data(), 16));
+  {
+    const HostRegistration reg{std::span<float>(v)};
+    EXPECT_TRUE(is_device_mapped(device, v.data() + 5, (kFloats - 5) * sizeof(float)));
+  }
+  EXPECT_FALSE(is_device_mapped(device, v.data(), 16));
+  const DeviceBuffer<float> on_device(device, 64);
+  EXPECT_FALSE(is_device_mapped(device, on_device.data(), on_device.bytes()));
+  // From a thread that has not called CUDA yet (no current context of its own).
+  bool from_new_thread = false;
+  std::thread([&] { from_new_thread = is_device_mapped(device, pinned.data(), pinned.bytes()); }).join();
+  EXPECT_TRUE(from_new_thread);
 }
 
 TEST(HostRegistrationGpu, DoubleRegistrationIsCudaError) {

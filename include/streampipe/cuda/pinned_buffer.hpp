@@ -84,4 +84,11 @@ class HostRegistration {
 // True when `ptr` is page-locked memory known to CUDA (cudaMallocHost or registered).
 [[nodiscard]] bool is_pinned(const void* ptr);
 
+// True when kernels on `device` can read and write all of [ptr, ptr + bytes) in place, at
+// these addresses: it lies inside one page-locked host allocation (cudaMallocHost,
+// cudaHostAlloc, cudaHostRegister) mapped for the device at its host address, as it is
+// with unified addressing. False for pageable memory, device memory and empty ranges.
+// About 0.15 us (one driver query).
+[[nodiscard]] bool is_device_mapped(const Device& device, const void* ptr, std::size_t bytes);
+
 }  // namespace streampipe
