@@ -120,6 +120,8 @@ std::optional<RequestResult> DynamicBatcher::admit(Pending& p) {
                           options_.priority_levels - 1);
   else if (request.timeout.count() < 0)
     refused = "request rejected: negative timeout";
+  else if (auto why = executor_.refusal(request))
+    refused = "request rejected: " + *why;
   if (!refused.empty()) {
     std::lock_guard lock(mu_);
     ++stats_.rejected;
@@ -366,9 +368,11 @@ bool DynamicBatcher::launch(std::size_t lane, Work& work) {
   work.batch.bucket = work.bucket;
   work.batch.inputs.reserve(work.requests.size());
   work.batch.outputs.reserve(work.requests.size());
+  work.batch.pinned.reserve(work.requests.size());
   for (const auto& p : work.requests) {
     work.batch.inputs.push_back(p.request.input);
     work.batch.outputs.push_back(p.request.output);
+    work.batch.pinned.push_back(p.request.pinned);
   }
   work.launched = Clock::now();
   try {

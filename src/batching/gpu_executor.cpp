@@ -14,21 +14,26 @@
 #include <chrono>
 #include <map>
 #include <stdexcept>
+#include <type_traits>
 #include <utility>
 
 namespace streampipe::batching {
 
-// A slot holds one batch in flight: its pinned staging and its events. The device buffers
-// and the model's scratch are the lane's, shared by both slots: the lane's one stream
-// orders the second batch's upload after the first batch's download.
+// A slot holds one batch in flight: its pinned staging, row tables and events. The device
+// buffers and the model's scratch are the lane's, shared by both slots: the lane's one
+// stream orders the second batch's upload after the first batch's download.
 struct GpuExecutor::Slot {
   Slot(const Device& d, EventWait wait) : start(d), copied_in(d), computed(d), done(d, EventTiming::enabled, wait) {}
+  // Staging: every row with copied I/O; with mapped I/O the rows of requests not pinned.
   PinnedBuffer<float> h_in, h_out;
-  // Mapped I/O: the staging as the device addresses it, and how many leading rows of h_in
-  // may be non-zero (the rows beyond are zero, as padding must be).
+  // Mapped I/O: where the model reads row r and writes it, and the staging and those tables
+  // as the device addresses them.
+  PinnedBuffer<const float*> in_rows;
+  PinnedBuffer<float*> out_rows;
   const float* mapped_in = nullptr;
   float* mapped_out = nullptr;
-  std::size_t dirty_rows = 0;
+  const float* const* mapped_in_rows = nullptr;
+  float* const* mapped_out_rows = nullptr;
   Event start, copied_in, computed, done;
   double enqueue_ms = 0;
   bool in_flight = false;
@@ -42,7 +47,27 @@ struct GpuExecutor::Slot {
       waited = true;
     }
   }
+  // Row r of the model's I/O goes through this slot's staging.
+  void stage_row(std::size_t r, std::size_t in, std::size_t out) {
+    in_rows[r] = mapped_in + r * in;
+    out_rows[r] = mapped_out + r * out;
+  }
 };
+
+namespace {
+
+template <typename T>
+T* device_view(T* host) {
+  void* p = nullptr;
+  SP_CUDA_CHECK(cudaHostGetDevicePointer(&p, const_cast<std::remove_const_t<T>*>(host), 0));
+  return static_cast<T*>(p);
+}
+
+}  // namespace
+
+void ModelLane::enqueue_rows(const float* const*, float* const*, std::size_t) {
+  throw std::logic_error("ModelLane: this model does not implement mapped I/O (enqueue_rows)");
+}
 
 struct GpuExecutor::Lane {
   Lane(const Device& d, EventWait wait) : stream(d), slots{Slot(d, wait), Slot(d, wait)} {}
@@ -89,13 +114,15 @@ void GpuExecutor::prepare(std::span<const std::size_t> buckets) {
       slot.h_in = PinnedBuffer<float>(largest * in);
       slot.h_out = PinnedBuffer<float>(largest * out);
       std::fill(slot.h_in.begin(), slot.h_in.end(), 0.0f);
-      slot.dirty_rows = 0;
       if (mapped) {
-        void* p = nullptr;
-        SP_CUDA_CHECK(cudaHostGetDevicePointer(&p, slot.h_in.data(), 0));
-        slot.mapped_in = static_cast<const float*>(p);
-        SP_CUDA_CHECK(cudaHostGetDevicePointer(&p, slot.h_out.data(), 0));
-        slot.mapped_out = static_cast<float*>(p);
+        slot.mapped_in = device_view(slot.h_in.data());
+        slot.mapped_out = device_view(slot.h_out.data());
+        slot.in_rows = PinnedBuffer<const float*>(largest);
+        slot.out_rows = PinnedBuffer<float*>(largest);
+        slot.mapped_in_rows = device_view(slot.in_rows.data());
+        slot.mapped_out_rows = device_view(slot.out_rows.data());
+        // Warm-up runs compute on the zeroed staging, never on uninitialized memory.
+        for (std::size_t r = 0; r < largest; ++r) slot.stage_row(r, in, out);
       }
     }
     if (!mapped) {
@@ -110,14 +137,14 @@ void GpuExecutor::prepare(std::span<const std::size_t> buckets) {
     for (const std::size_t b : buckets) {
       lane.model->prepare(b);
       // One eager run first: lazy module loading and library set-up happen outside capture.
-      lane.model->enqueue(model_input(lane, lane.slots[0]), model_output(lane, lane.slots[0]), b);
+      enqueue_model(lane, lane.slots[0], b);
       lane.stream.synchronize();
       if (options_.graphs) {
         for (std::size_t k = 0; k < (mapped ? kSlotsPerLane : 1); ++k) {
           Graph graph;
           {
             GraphCapture capture(lane.stream.ref());
-            lane.model->enqueue(model_input(lane, lane.slots[k]), model_output(lane, lane.slots[k]), b);
+            enqueue_model(lane, lane.slots[k], b);
             graph = capture.end();
           }
           lane.plans.emplace(std::pair{b, k}, GraphExec(graph));
@@ -133,12 +160,22 @@ void GpuExecutor::prepare(std::span<const std::size_t> buckets) {
   }
 }
 
-const float* GpuExecutor::model_input(Lane& lane, Slot& slot) const {
-  return options_.io == BatchIo::mapped ? slot.mapped_in : lane.d_in.data();
+void GpuExecutor::enqueue_model(Lane& lane, Slot& slot, std::size_t bucket) {
+  if (options_.io == BatchIo::mapped)
+    lane.model->enqueue_rows(slot.mapped_in_rows, slot.mapped_out_rows, bucket);
+  else
+    lane.model->enqueue(lane.d_in.data(), lane.d_out.data(), bucket);
 }
 
-float* GpuExecutor::model_output(Lane& lane, Slot& slot) const {
-  return options_.io == BatchIo::mapped ? slot.mapped_out : lane.d_out.data();
+std::optional<std::string> GpuExecutor::refusal(const Request& request) const {
+  if (!request.pinned) return std::nullopt;
+  const auto mapped = [&](const void* p, std::size_t bytes) { return is_device_mapped(device_, p, bytes); };
+  const bool in = mapped(request.input.data(), request.input.size_bytes());
+  const bool out = mapped(request.output.data(), request.output.size_bytes());
+  if (in && out) return std::nullopt;
+  return fmt::format("marked pinned, but its {} {} not page-locked host memory mapped for GPU {}",
+                     in ? "output" : (out ? "input" : "input and output"), in || out ? "is" : "are",
+                     device_.index());
 }
 
 void GpuExecutor::enqueue(Lane& lane, Slot& slot, std::size_t rows, std::size_t bucket) {
@@ -163,7 +200,7 @@ void GpuExecutor::enqueue(Lane& lane, Slot& slot, std::size_t rows, std::size_t 
       const std::size_t k = mapped ? static_cast<std::size_t>(&slot - lane.slots.data()) : 0;
       lane.plans.at(std::pair{bucket, k}).launch(s);
     } else {
-      lane.model->enqueue(model_input(lane, slot), model_output(lane, slot), bucket);
+      enqueue_model(lane, slot, bucket);
     }
     const auto t1 = std::chrono::steady_clock::now();
     slot.computed.record(s);
@@ -216,17 +253,24 @@ void GpuExecutor::launch(std::size_t lane_index, std::size_t slot_index, const B
     throw std::invalid_argument(fmt::format("GpuExecutor: a batch of {} does not fit bucket {}", batch.size(), batch.bucket));
   const CurrentDeviceGuard guard(device_);
   const NvtxRange range("GpuExecutor::launch");
-  const std::size_t in = model_.input_size(), rows = batch.size();
-  gather_inputs(batch, slot.h_in.span(), in);
+  const std::size_t in = model_.input_size(), out = model_.output_size(), rows = batch.size();
   if (options_.io == BatchIo::mapped) {
-    // The model reads the whole bucket from here: stale rows of a larger earlier batch
-    // become zero padding again (rows beyond dirty_rows already are).
-    if (slot.dirty_rows > rows) {
-      const std::size_t end = std::min(slot.dirty_rows, batch.bucket);
-      std::fill(slot.h_in.begin() + static_cast<std::ptrdiff_t>(rows * in),
-                slot.h_in.begin() + static_cast<std::ptrdiff_t>(end * in), 0.0f);
+    // Pinned requests are read and written where they are; the others through the staging.
+    gather_inputs(batch, slot.h_in.span(), in, RowsToCopy::not_pinned);
+    for (std::size_t r = 0; r < rows; ++r) {
+      if (batch.is_pinned(r)) {
+        slot.in_rows[r] = batch.inputs[r].data();
+        slot.out_rows[r] = batch.outputs[r].data();
+      } else {
+        slot.stage_row(r, in, out);
+      }
     }
-    slot.dirty_rows = slot.dirty_rows > batch.bucket ? slot.dirty_rows : rows;
+    for (std::size_t r = rows; r < batch.bucket; ++r) {
+      slot.in_rows[r] = nullptr;
+      slot.out_rows[r] = nullptr;
+    }
+  } else {
+    gather_inputs(batch, slot.h_in.span(), in);
   }
   enqueue(lane, slot, rows, batch.bucket);
 }
@@ -244,7 +288,9 @@ BatchTiming GpuExecutor::finish(std::size_t lane_index, std::size_t slot_index, 
   const CurrentDeviceGuard guard(device_);
   const NvtxRange range("GpuExecutor::finish");
   const BatchTiming t = complete(lane, slot);
-  scatter_outputs(slot.h_out.span(), batch, model_.output_size());
+  // Pinned requests' outputs were written in place by the device (mapped I/O).
+  scatter_outputs(slot.h_out.span(), batch, model_.output_size(),
+                  options_.io == BatchIo::mapped ? RowsToCopy::not_pinned : RowsToCopy::all);
   return t;
 }
 

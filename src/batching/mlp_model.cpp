@@ -119,6 +119,13 @@ class MlpLane final : public ModelLane {
     detail::bf16_to_float(stream_, activations_[last].data(), d_out, rows * sizes.back());
   }
 
+  void enqueue_rows(const float* const* in_rows, float* const* out_rows, std::size_t rows) override {
+    const auto& sizes = state_->sizes;
+    detail::rows_to_bf16(stream_, in_rows, activations_[0].data(), rows, sizes.front());
+    const std::size_t last = enqueue_layers(rows);
+    detail::bf16_to_rows(stream_, activations_[last].data(), out_rows, rows, sizes.back());
+  }
+
   // See MlpModel::time_layers. The layers are captured once into a graph, as the batcher's
   // per-bucket plans run them; every pass of a run is enqueued before the run is waited
   // for, so the host stays ahead of the GPU after the first, which is not counted.

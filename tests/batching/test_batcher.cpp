@@ -476,6 +476,84 @@ TEST(Batcher, BatchFailingInFinishFailsOnlyItsRequests) {
   EXPECT_EQ(batcher.stats().failed, 1u);
 }
 
+// Runs the host model and remembers which rows of each batch arrived marked pinned; refuses
+// pinned requests whose first input is negative, as a GPU executor refuses memory that is
+// not page-locked.
+class PinnedClaimsExecutor final : public BatchExecutor {
+ public:
+  std::size_t lanes() const override { return 1; }
+  std::size_t input_size() const override { return kIn; }
+  std::size_t output_size() const override { return kOut; }
+  std::string device_name() const override { return "claims"; }
+  report::SyncMode sync_mode() const override { return report::SyncMode::blocking; }
+  std::optional<std::string> refusal(const Request& request) const override {
+    if (request.pinned && request.input[0] < 0) return "its input is not pinned";
+    return std::nullopt;
+  }
+  void prepare(std::span<const std::size_t>) override {}
+  void launch(std::size_t, std::size_t, const Batch& batch) override {
+    std::lock_guard lock(mu_);
+    for (std::size_t r = 0; r < batch.size(); ++r) seen_.push_back(batch.is_pinned(r));
+  }
+  void wait(std::size_t, std::size_t) noexcept override {}
+  BatchTiming finish(std::size_t, std::size_t, const Batch& batch) override {
+    for (std::size_t r = 0; r < batch.size(); ++r) reference(batch.inputs[r], batch.outputs[r]);
+    return {};
+  }
+  std::vector<bool> seen() {
+    std::lock_guard lock(mu_);
+    return seen_;
+  }
+
+ private:
+  std::mutex mu_;
+  std::vector<bool> seen_;
+};
+
+TEST(Batcher, PinnedClaimsReachTheExecutorWhichMayRefuseThem) {
+  PinnedClaimsExecutor exec;
+  DynamicBatcher batcher(exec, options(1, 0us));
+  Client plain(1), pinned(2), refused(-3);
+  Request pinned_request = pinned.request(), refused_request = refused.request();
+  pinned_request.pinned = refused_request.pinned = true;
+  (void)ok(batcher.submit(plain.request()));
+  (void)ok(batcher.submit(pinned_request));
+  const auto r = batcher.submit(refused_request).get();
+  EXPECT_EQ(r.status, RequestStatus::rejected);
+  EXPECT_EQ(r.error, "request rejected: its input is not pinned");
+  // Unmarked, the same memory is fine.
+  (void)ok(batcher.submit(refused.request()));
+  plain.expect_correct();
+  pinned.expect_correct();
+  refused.expect_correct();
+  EXPECT_EQ(exec.seen(), (std::vector<bool>{false, true, false}));
+  EXPECT_EQ(batcher.stats().rejected, 1u);
+}
+
+TEST(Batcher, GatherAndScatterCopyEveryRowOrThoseNotPinned) {
+  std::vector<float> a = {1, 2}, b = {3, 4}, c = {5, 6};
+  std::vector<float> oa(2, -1), ob(2, -1), oc(2, -1);
+  Batch batch;
+  batch.bucket = 4;
+  batch.inputs = {a, b, c};
+  batch.outputs = {oa, ob, oc};
+  batch.pinned = {false, true, false};
+  std::vector<float> packed(8, 0);
+  gather_inputs(batch, packed, 2, RowsToCopy::not_pinned);
+  EXPECT_EQ(packed, (std::vector<float>{1, 2, 0, 0, 5, 6, 0, 0}));
+  gather_inputs(batch, packed, 2);
+  EXPECT_EQ(packed, (std::vector<float>{1, 2, 3, 4, 5, 6, 0, 0}));
+  const std::vector<float> results = {10, 11, 12, 13, 14, 15, 16, 17};
+  scatter_outputs(results, batch, 2, RowsToCopy::not_pinned);
+  EXPECT_EQ(oa, (std::vector<float>{10, 11}));
+  EXPECT_EQ(ob, (std::vector<float>{-1, -1}));
+  EXPECT_EQ(oc, (std::vector<float>{14, 15}));
+  scatter_outputs(results, batch, 2);
+  EXPECT_EQ(ob, (std::vector<float>{12, 13}));
+  std::vector<float> small(5);
+  EXPECT_THROW(gather_inputs(batch, small, 2), std::invalid_argument);
+}
+
 TEST(Batcher, BadOptionsAreRefused) {
   HostExecutor exec(kIn, kOut, 1, model);
   auto o = options(4, 0us);

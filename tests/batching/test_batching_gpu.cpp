@@ -8,8 +8,11 @@
 #include "streampipe/cuda/device_buffer.hpp"
 #include "streampipe/cuda/error.hpp"
 #include "streampipe/cuda/event.hpp"
+#include "streampipe/cuda/pinned_buffer.hpp"
 #include "streampipe/cuda/stream.hpp"
 #include "support/gpu.hpp"
+
+#include "row_kernels.hpp"
 
 #include <algorithm>
 #include <atomic>
@@ -91,6 +94,106 @@ TEST(BatchingGpu, MlpWithMappedIoMatchesReference) {
   run_direct(false, BatchIo::mapped);
 }
 
+// Pinned rows are read and written in place by the model's kernels: their outputs are there
+// once the batch has run (wait()), before finish() copies the other rows' outputs out of the
+// staging. Pinned and pageable rows mix in one batch, with padding rows after them.
+void pinned_rows_in_place(bool graphs) {
+  const Device device(0);
+  const auto weights = make_mlp_weights({40, 72, 56, 24}, 13);
+  MlpModel model(device, weights);
+  GpuExecutor exec(device, model, {1, graphs, report::SyncMode::spin, BatchIo::mapped});
+  const std::vector<std::size_t> buckets = {8};
+  exec.prepare(buckets);
+  std::mt19937 rng(5);
+  std::size_t slot = 0;
+  for (const std::size_t rows : {7u, 3u, 8u, 1u}) {
+    std::vector<std::vector<float>> ins, outs;
+    std::vector<PinnedBuffer<float>> pinned_ins, pinned_outs;
+    Batch batch;
+    batch.bucket = 8;
+    for (std::size_t r = 0; r < rows; ++r) {
+      ins.push_back(random_row(weights.input_size(), rng));
+      const bool pinned = (r + rows) % 2 == 0;
+      batch.pinned.push_back(pinned);
+      if (pinned) {
+        pinned_ins.emplace_back(weights.input_size());
+        std::copy(ins.back().begin(), ins.back().end(), pinned_ins.back().begin());
+        pinned_outs.emplace_back(weights.output_size());
+        std::fill(pinned_outs.back().begin(), pinned_outs.back().end(), kPoison);
+        batch.inputs.emplace_back(pinned_ins.back().span());
+        batch.outputs.push_back(pinned_outs.back().span());
+        outs.emplace_back();
+      } else {
+        outs.emplace_back(weights.output_size(), kPoison);
+        batch.inputs.emplace_back(ins.back());
+        batch.outputs.emplace_back(outs.back());
+      }
+    }
+    const auto output = [&](std::size_t r) {
+      return std::vector<float>(batch.outputs[r].begin(), batch.outputs[r].end());
+    };
+    exec.launch(0, slot, batch);
+    exec.wait(0, slot);
+    for (std::size_t r = 0; r < rows; ++r) {
+      if (batch.pinned[r]) {
+        expect_matches_reference(weights, ins[r], output(r));
+      } else {
+        EXPECT_TRUE(std::all_of(outs[r].begin(), outs[r].end(), [](float x) { return std::isnan(x); }))
+            << "row " << r << " was written before finish()";
+      }
+    }
+    (void)exec.finish(0, slot, batch);
+    for (std::size_t r = 0; r < rows; ++r) expect_matches_reference(weights, ins[r], output(r));
+    slot = 1 - slot;
+  }
+}
+
+TEST(BatchingGpu, PinnedRequestsAreReadAndWrittenInPlace) {
+  SP_REQUIRE_GPU();
+  pinned_rows_in_place(true);
+  pinned_rows_in_place(false);
+}
+
+// The executor checks a request's claim to pinned memory at submit, with either I/O.
+TEST(BatchingGpu, RequestsFalselyMarkedPinnedAreRejected) {
+  SP_REQUIRE_GPU();
+  const Device device(0);
+  const auto weights = make_mlp_weights({16, 16}, 2);
+  MlpModel model(device, weights);
+  for (const BatchIo io : {BatchIo::copy, BatchIo::mapped}) {
+    GpuExecutor exec(device, model, {1, true, report::SyncMode::spin, io});
+    BatcherOptions o;
+    o.policy.max_batch_size = 2;
+    DynamicBatcher batcher(exec, o);
+    std::vector<float> in(16, 0.5f), out(16, kPoison);
+    PinnedBuffer<float> pinned_out(16);
+    Request both{in, out};
+    both.pinned = true;
+    const auto refused = batcher.submit(both).get();
+    EXPECT_EQ(refused.status, RequestStatus::rejected);
+    EXPECT_NE(refused.error.find("input and output are not page-locked"), std::string::npos) << refused.error;
+    Request half{in, pinned_out.span()};
+    half.pinned = true;
+    const auto half_refused = batcher.submit(half).get();
+    EXPECT_EQ(half_refused.status, RequestStatus::rejected);
+    EXPECT_NE(half_refused.error.find("its input is not page-locked"), std::string::npos) << half_refused.error;
+    {
+      // Registered caller memory is pinned: accepted, and with mapped I/O read in place,
+      // also when submitted from a thread that has never called CUDA.
+      const HostRegistration in_pinned{std::span<float>(in)}, out_pinned{std::span<float>(out)};
+      const auto r = batcher.submit(both).get();
+      EXPECT_TRUE(r.ok()) << r.error;
+      expect_matches_reference(weights, in, out);
+      std::fill(out.begin(), out.end(), kPoison);
+      RequestResult from_thread;
+      std::thread([&] { from_thread = batcher.submit(both).get(); }).join();
+      EXPECT_TRUE(from_thread.ok()) << from_thread.error;
+      expect_matches_reference(weights, in, out);
+    }
+    EXPECT_EQ(batcher.stats().rejected, 2u);
+  }
+}
+
 // A model whose rows are not independent, so stale padding would show: out row r is in row
 // (r + 1) mod rows, with rows the bucket. The last real row of a padded batch must read a
 // zero row, whatever larger batch used the staging before.
@@ -110,6 +213,9 @@ class RotatingModel final : public DeviceModel {
         const std::size_t row = kWidth * sizeof(float);
         SP_CUDA_CHECK(cudaMemcpyAsync(out, in + kWidth, (rows - 1) * row, cudaMemcpyDefault, stream.handle()));
         SP_CUDA_CHECK(cudaMemcpyAsync(out + (rows - 1) * kWidth, in, row, cudaMemcpyDefault, stream.handle()));
+      }
+      void enqueue_rows(const float* const* in_rows, float* const* out_rows, std::size_t rows) override {
+        test_support::rotate_rows(stream, in_rows, out_rows, rows, kWidth);
       }
     };
     return std::make_unique<Lane>(stream);

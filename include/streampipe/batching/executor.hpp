@@ -11,6 +11,7 @@
 // Per lane, batches are finished in the order they were launched, at most one per slot.
 // HostExecutor (CPU) and GpuExecutor (CUDA graphs per bucket) implement it.
 
+#include "streampipe/batching/request.hpp"
 #include "streampipe/report/latency_report.hpp"
 
 #include <cstddef>
@@ -25,7 +26,10 @@ struct Batch {
   std::size_t bucket = 0;  // plan size; rows size()..bucket-1 are padding
   std::vector<std::span<const float>> inputs;
   std::vector<std::span<float>> outputs;
+  // Per request: Request::pinned (checked by the executor's refusal()). Empty: none is.
+  std::vector<bool> pinned;
   [[nodiscard]] std::size_t size() const noexcept { return inputs.size(); }
+  [[nodiscard]] bool is_pinned(std::size_t row) const noexcept { return row < pinned.size() && pinned[row]; }
 };
 
 struct BatchTiming {
@@ -41,6 +45,12 @@ class BatchExecutor {
   [[nodiscard]] virtual std::size_t output_size() const = 0;
   [[nodiscard]] virtual std::string device_name() const = 0;
   [[nodiscard]] virtual report::SyncMode sync_mode() const = 0;
+  // Why this executor cannot take `request` (beyond its shape, which the batcher checks), or
+  // nothing. Called by submit() on the submitting thread, so it must be thread-safe.
+  [[nodiscard]] virtual std::optional<std::string> refusal(const Request& request) const {
+    (void)request;
+    return std::nullopt;
+  }
   // Builds a plan per bucket on every lane and runs each once, so that no measured
   // request pays for a plan's first use. Called once, before any run().
   virtual void prepare(std::span<const std::size_t> buckets) = 0;
@@ -65,12 +75,17 @@ class BatchExecutor {
 
 inline constexpr std::size_t kSlotsPerLane = 2;
 
+// Which rows of a batch the copies below move: all, or those of requests not pinned (the
+// ones a GPU with mapped I/O cannot read or write in place).
+enum class RowsToCopy { all, not_pinned };
 // Packs the batch's inputs into the first size() rows of `packed` (bucket × input_size,
 // row-major). The padding rows are the executor's to zero (the GPU executor does it on the
 // device, sparing the host the fill and the link the zeros), so a plan never computes on
 // stale data.
-void gather_inputs(const Batch& batch, std::span<float> packed, std::size_t input_size);
+void gather_inputs(const Batch& batch, std::span<float> packed, std::size_t input_size,
+                   RowsToCopy rows = RowsToCopy::all);
 // Copies the first size() rows of `packed` (bucket × output_size) to the requests.
-void scatter_outputs(std::span<const float> packed, const Batch& batch, std::size_t output_size);
+void scatter_outputs(std::span<const float> packed, const Batch& batch, std::size_t output_size,
+                     RowsToCopy rows = RowsToCopy::all);
 
 }  // namespace streampipe::batching

@@ -5,10 +5,13 @@
 // slot's pinned input and then, by BatchIo:
 //   copy:   its rows are copied H2D into the lane's device input (padding rows zeroed on the
 //           device), computed, and its rows copied D2H; events time H2D, compute and D2H;
-//   mapped: the model reads the pinned input and writes the pinned output itself, through
-//           the link, from its first and last kernels: no copy engine steps and their fixed
-//           costs (~10 us each for small batches on an H100); H2D and D2H are then part of
-//           compute and report as zero. Padding rows are zeroed on the host, only when stale.
+//   mapped: the model reads each input row and writes each output row itself, through the
+//           link, from its first and last kernels, by a table of row pointers: no copy
+//           engine steps and their fixed costs (~10 us each for small batches on an H100);
+//           H2D and D2H are then part of compute and report as zero. A pinned request
+//           (Request::pinned) is read and written in place, in its own memory; only the
+//           others pass through the slot's staging (a host copy each way). Padding rows
+//           have null pointers: read as zeros, never written.
 // Enqueue time is the host time to enqueue the compute (as in trtexec): one graph launch,
 // or the model's launches.
 //
@@ -23,6 +26,7 @@
 
 #include <cstddef>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -35,9 +39,13 @@ class ModelLane {
   // Host-side preparation for batches of `rows` (algorithm choice); before the first enqueue.
   virtual void prepare(std::size_t rows) = 0;
   // Enqueues the forward pass of `rows` rows on the lane's stream: in is rows × input_size,
-  // out rows × output_size, device memory or, when the model accepts mapped I/O, pinned host
-  // memory mapped for the device. Must be capturable: no sync, no allocation.
+  // out rows × output_size, in device memory. Must be capturable: no sync, no allocation.
   virtual void enqueue(const float* d_in, float* d_out, std::size_t rows) = 0;
+  // The same pass for mapped I/O (models that accept_mapped_io() must implement it): row r
+  // is read from in_rows[r] and written to out_rows[r], host memory mapped for the device;
+  // a null input row reads as zeros, a null output row is not written. The tables are in
+  // memory the device reads when the pass runs (so a captured graph sees new entries).
+  virtual void enqueue_rows(const float* const* in_rows, float* const* out_rows, std::size_t rows);
 };
 
 enum class BatchIo { copy, mapped };
@@ -51,9 +59,10 @@ class DeviceModel {
   // choose its kernels for that load (MlpModel: GEMMs for throughput with all of them busy).
   [[nodiscard]] virtual std::unique_ptr<ModelLane> make_lane(StreamRef stream, std::size_t max_rows,
                                                              std::size_t lanes) = 0;
-  // True when its lanes touch `in` and `out` only in kernels that stream through them once
-  // (a conversion, say), so mapped host memory costs one pass over the link. A library
-  // call that read them repeatedly would pull them over the link each time.
+  // True when its lanes implement enqueue_rows() and touch the rows only in kernels that
+  // stream through them once (a conversion, say), so mapped host memory costs one pass
+  // over the link. A library call that read them repeatedly would pull them over the link
+  // each time.
   [[nodiscard]] virtual bool accepts_mapped_io() const { return false; }
 };
 
@@ -77,6 +86,9 @@ class GpuExecutor final : public BatchExecutor {
   [[nodiscard]] std::size_t output_size() const override { return model_.output_size(); }
   [[nodiscard]] std::string device_name() const override { return device_.name(); }
   [[nodiscard]] report::SyncMode sync_mode() const override { return options_.sync; }
+  // A request that claims pinned memory (Request::pinned) whose input or output is not
+  // page-locked host memory mapped for this device is refused, saying which.
+  [[nodiscard]] std::optional<std::string> refusal(const Request& request) const override;
   void prepare(std::span<const std::size_t> buckets) override;
   void launch(std::size_t lane, std::size_t slot, const Batch& batch) override;
   void wait(std::size_t lane, std::size_t slot) noexcept override;
@@ -89,9 +101,9 @@ class GpuExecutor final : public BatchExecutor {
   struct Lane;
   Lane& checked_lane(std::size_t lane, std::size_t slot);
   void enqueue(Lane& lane, Slot& slot, std::size_t rows, std::size_t bucket);
-  // What the model reads and writes: the lane's device buffers, or the slot's mapped staging.
-  [[nodiscard]] const float* model_input(Lane& lane, Slot& slot) const;
-  [[nodiscard]] float* model_output(Lane& lane, Slot& slot) const;
+  // The model's forward pass for `bucket` rows: from the lane's device buffers (copied I/O)
+  // or through the slot's row tables (mapped I/O).
+  void enqueue_model(Lane& lane, Slot& slot, std::size_t bucket);
   BatchTiming complete(Lane& lane, Slot& slot);
 
   Device device_;

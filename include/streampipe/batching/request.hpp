@@ -44,6 +44,11 @@ struct Request {
   std::span<float> output;        // exactly the model's output size
   int priority = 0;               // 0 is the highest; below BatcherOptions::priority_levels
   std::chrono::microseconds timeout{0};  // time allowed in the queue; 0: the batcher's default
+  // Input and output are page-locked host memory mapped for the device (cudaMallocHost,
+  // cudaHostRegister, PinnedPool...): a GPU executor with mapped I/O then has its kernels
+  // read and write them in place, with no host copy through its staging. The executor
+  // checks the claim at submit and rejects a request whose memory is not.
+  bool pinned = false;
 };
 
 struct RequestResult {
