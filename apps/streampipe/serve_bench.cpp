@@ -51,6 +51,7 @@ struct ServeOptions {
   std::string sync = "spin";
   std::string client = "async";
   std::string io = "mapped";
+  std::string request_memory = "pinned";
   int idle_spin_us = 500;
   std::string backend = "auto";
   double window_ms = 200;
@@ -119,6 +120,8 @@ int run_serve_bench(const ServeOptions& so, const BenchOptions& bo) {
   if (so.client != "sync" && so.client != "async") throw UsageError(fmt::format("--client '{}': sync or async", so.client));
   const auto client_model = so.client == "async" ? serve::ClientModel::async : serve::ClientModel::sync;
   if (so.io != "copy" && so.io != "mapped") throw UsageError(fmt::format("--io '{}': copy or mapped", so.io));
+  if (so.request_memory != "pinned" && so.request_memory != "pageable")
+    throw UsageError(fmt::format("--request-memory '{}': pinned or pageable", so.request_memory));
   std::vector<ModeSpec> modes;
   for (const auto& m : so.modes) {
     const auto it = std::find_if(std::begin(kModes), std::end(kModes), [&](const ModeSpec& s) { return s.key == m; });
@@ -184,6 +187,9 @@ int run_serve_bench(const ServeOptions& so, const BenchOptions& bo) {
       jobs.push_back(std::async(std::launch::async, [&, r] { mlp_reference(weights, pool.rows[r], pool.expected[r]); }));
     for (auto& j : jobs) j.get();
   }
+  // Page-locked memory needs a GPU: on the host backend requests stay in ordinary memory.
+  const bool pinned_requests = gpu && so.request_memory == "pinned";
+  if (pinned_requests) pool.pin();
 
   nlohmann::json out;
   out["benchmark"] = "serve";
@@ -192,6 +198,7 @@ int run_serve_bench(const ServeOptions& so, const BenchOptions& bo) {
   out["config"] = {{"max_batch", so.max_batch},   {"preferred", so.preferred}, {"max_queue_delay_us", so.max_delay_us},
                    {"lanes", so.lanes},           {"queue", so.queue},         {"sync", so.sync},
                    {"client", open_loop ? "open loop" : so.client}, {"io", so.io},
+                   {"request_memory", pinned_requests ? "pinned" : "pageable"},
                    {"idle_spin_us", so.idle_spin_us},
                    {"window_ms", so.window_ms},   {"windows", bo.runs},        {"reference_windows", bo.runs * 4}, {"warmup_windows", bo.warmup},
                    {"concurrency", so.concurrency}, {"open_loop_rates", so.rates}};
@@ -207,14 +214,15 @@ int run_serve_bench(const ServeOptions& so, const BenchOptions& bo) {
   }
 #endif
   out["device"] = device_name;
-  fmt::print("serve-bench: {} on {}; {}; {} ms windows, {} warm-up + {} measured per point ({} for the "
-             "single-request reference)\n",
+  fmt::print("serve-bench: {} on {}; {}; requests in {} memory, {} I/O; {} ms windows, {} warm-up + {} measured "
+             "per point ({} for the single-request reference)\n",
              model_name, device_name,
              open_loop ? "open loop"
                        : (client_model == serve::ClientModel::sync ? "closed loop, a thread per client"
                                                                    : "closed loop, async clients resubmitting from "
                                                                      "completion callbacks"),
-             so.window_ms, bo.warmup, bo.runs, bo.runs * 4);
+             pinned_requests ? "pinned" : "pageable", gpu ? so.io : "host", so.window_ms, bo.warmup, bo.runs,
+             bo.runs * 4);
 
   const report::SyncMode sync = so.sync == "blocking" ? report::SyncMode::blocking : report::SyncMode::spin;
   std::vector<PointResult> points;
@@ -315,7 +323,9 @@ int run_serve_bench(const ServeOptions& so, const BenchOptions& bo) {
   fmt::print("\n{}", table.str(fmt::format("{} on {}: {}, req/s = median of {} windows of {} ms (min, max); "
                                            "latency {}",
                                            model_name, device_name,
-                                           open_loop ? "open loop" : fmt::format("closed loop ({} clients)", so.client),
+                                           open_loop ? fmt::format("open loop, {} requests", pinned_requests ? "pinned" : "pageable")
+                                                     : fmt::format("closed loop ({} clients, {} requests)", so.client,
+                                                                   pinned_requests ? "pinned" : "pageable"),
                                            bo.runs,
                                            so.window_ms,
                                            open_loop ? "from submit to completion in the batcher" : "as the clients see it")));
@@ -515,7 +525,13 @@ Command add_serve(CLI::App& parent, const char* name, const char* help) {
   sub->add_option("--sync", so->sync, "how lanes wait for the GPU: spin or blocking")->capture_default_str();
   sub->add_option("--io", so->io,
                   "how a batch reaches the GPU: copy (H2D and D2H copies into device buffers) or mapped (the "
-                  "model's first and last kernels read and write the pinned staging through the link)")
+                  "model's first and last kernels read and write each request's row through the link: in place "
+                  "for pinned requests, else in the batcher's pinned staging)")
+      ->capture_default_str();
+  sub->add_option("--request-memory", so->request_memory,
+                  "where clients keep their requests' inputs and outputs: pinned (page-locked; with mapped I/O the "
+                  "GPU reads and writes them in place) or pageable (ordinary memory, copied through the batcher's "
+                  "staging); on the host backend always pageable")
       ->capture_default_str();
   sub->add_option("--client", so->client,
                   "closed-loop client model: sync (a thread per client waiting on a future, a wake-up per request) "

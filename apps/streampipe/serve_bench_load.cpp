@@ -18,6 +18,35 @@ namespace streampipe::cli::serve {
 using batching::Clock;
 using Ms = std::chrono::duration<double, std::milli>;
 
+void InputPool::pin() {
+  const std::size_t width = rows.empty() ? 0 : rows.front().size();
+  pinned_rows = PinnedBuffer<float>(rows.size() * width);
+  for (std::size_t r = 0; r < rows.size(); ++r)
+    std::copy(rows[r].begin(), rows[r].end(), pinned_rows.begin() + static_cast<std::ptrdiff_t>(r * width));
+}
+
+std::span<const float> InputPool::input(std::size_t r) const {
+  if (!pinned()) return rows[r];
+  const std::size_t width = rows[r].size();
+  return {pinned_rows.data() + r * width, width};
+}
+
+OutputRows::OutputRows(std::size_t count, std::size_t size, bool pinned) : size_(size) {
+  if (pinned) {
+    pinned_ = PinnedBuffer<float>(count * size);
+    data_ = pinned_.data();
+  } else {
+    pageable_.resize(count * size);
+    data_ = pageable_.data();
+  }
+}
+
+batching::Request make_request(const InputPool& pool, std::size_t row, std::span<float> out) {
+  batching::Request r{pool.input(row), out};
+  r.pinned = pool.pinned();
+  return r;
+}
+
 namespace {
 
 // One client's counts, touched only by whoever completes its current request; merged once
@@ -77,9 +106,10 @@ LoadResult run_threads(batching::DynamicBatcher& batcher, const InputPool& pool,
   std::mutex mu;
   std::vector<std::thread> clients;
   clients.reserve(static_cast<std::size_t>(o.clients));
+  const OutputRows outputs(static_cast<std::size_t>(o.clients), pool.expected.front().size(), pool.pinned());
   for (int c = 0; c < o.clients; ++c) {
     clients.emplace_back([&, c] {
-      std::vector<float> out(pool.expected.front().size());
+      const std::span<float> out = outputs[static_cast<std::size_t>(c)];
       Tally tally(per_window.size());
       std::this_thread::sleep_until(start);
       for (std::size_t i = 0;; ++i) {
@@ -88,7 +118,7 @@ LoadResult run_threads(batching::DynamicBatcher& batcher, const InputPool& pool,
         const std::size_t row = row_of(static_cast<std::size_t>(c), i, pool);
         const bool check = i % o.verify_every == 0;
         if (check) poison(out);
-        const auto r = batcher.submit(batching::Request{pool.rows[row], out}).get();
+        const auto r = batcher.submit(make_request(pool, row, out)).get();
         if (tally.count(r, submit, Clock::now(), result, window) && check) tally.verify(out, pool.expected[row]);
       }
       std::lock_guard lock(mu);
@@ -157,11 +187,12 @@ class AsyncClients {
   AsyncClients(batching::DynamicBatcher& batcher, const InputPool& pool, const LoadOptions& o,
                const LoadResult& bounds, Clock::duration window)
       : batcher_(batcher), pool_(pool), options_(o), bounds_(bounds), window_(window),
-        verifier_(pool, static_cast<std::size_t>(o.windows)) {
+        verifier_(pool, static_cast<std::size_t>(o.windows)),
+        outputs_(static_cast<std::size_t>(o.clients), pool.expected.front().size(), pool.pinned()) {
     clients_.reserve(static_cast<std::size_t>(o.clients));
     for (int c = 0; c < o.clients; ++c)
-      clients_.push_back(Client{static_cast<std::size_t>(c), std::vector<float>(pool.expected.front().size()), 0, 0,
-                                {}, Tally(static_cast<std::size_t>(o.windows))});
+      clients_.push_back(Client{static_cast<std::size_t>(c), outputs_[static_cast<std::size_t>(c)], 0, 0, {},
+                                Tally(static_cast<std::size_t>(o.windows))});
   }
 
   void run(Clock::time_point start) {
@@ -182,7 +213,7 @@ class AsyncClients {
  private:
   struct Client {
     std::size_t id;
-    std::vector<float> out;
+    std::span<float> out;
     std::size_t i, row;
     Clock::time_point submit;
     Tally tally;
@@ -192,7 +223,7 @@ class AsyncClients {
     c.row = row_of(c.id, c.i, pool_);
     if (c.i % options_.verify_every == 0) poison(c.out);
     c.submit = Clock::now();
-    batcher_.submit(batching::Request{pool_.rows[c.row], c.out}, [this, &c](batching::RequestResult&& r) { done(c, r); });
+    batcher_.submit(make_request(pool_, c.row, c.out), [this, &c](batching::RequestResult&& r) { done(c, r); });
   }
   void done(Client& c, const batching::RequestResult& r) {
     const auto now = Clock::now();
@@ -214,6 +245,7 @@ class AsyncClients {
   const LoadResult& bounds_;
   const Clock::duration window_;
   Verifier verifier_;
+  OutputRows outputs_;
   std::vector<Client> clients_;
   std::mutex mu_;
   std::condition_variable cv_;
@@ -252,8 +284,7 @@ OpenLoopResult run_open_loop(batching::DynamicBatcher& batcher, const InputPool&
   LoadResult& load = result.load;
   load.measure_begin = start + window * o.warmup_windows;
   load.measure_end = load.measure_begin + window * o.windows;
-  const std::size_t out_size = pool.expected.front().size();
-  std::vector<std::vector<float>> outputs(slots, std::vector<float>(out_size));
+  const OutputRows outputs(slots, pool.expected.front().size(), pool.pinned());
 
   struct InFlight {
     std::size_t index, slot, row;
@@ -301,9 +332,9 @@ OpenLoopResult run_open_loop(batching::DynamicBatcher& batcher, const InputPool&
     }
     const std::size_t slot = result.sent % slots;
     const std::size_t row = index % pool.rows.size();
-    auto& out = outputs[slot];
+    const std::span<float> out = outputs[slot];
     poison(out);
-    auto future = batcher.submit(batching::Request{pool.rows[row], out});
+    auto future = batcher.submit(make_request(pool, row, out));
     ++result.sent;
     {
       std::lock_guard lock(mu);

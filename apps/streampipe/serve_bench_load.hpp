@@ -11,8 +11,10 @@
 // poisoned before submit.
 
 #include "streampipe/batching/batcher.hpp"
+#include "streampipe/cuda/pinned_buffer.hpp"
 
 #include <cstddef>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -21,7 +23,30 @@ namespace streampipe::cli::serve {
 struct InputPool {
   std::vector<std::vector<float>> rows;      // request inputs, reused round-robin
   std::vector<std::vector<float>> expected;  // CPU reference output of each row
+  // With pinned requests: the same rows in one page-locked block, which requests point at.
+  PinnedBuffer<float> pinned_rows;
+
+  void pin();  // copies `rows` into pinned_rows (needs a GPU)
+  [[nodiscard]] bool pinned() const noexcept { return pinned_rows.size() > 0; }
+  [[nodiscard]] std::span<const float> input(std::size_t r) const;
 };
+
+// Output rows for the requests in flight, in one block: page-locked when the pool is pinned
+// (requests are then marked Request::pinned), else ordinary memory.
+class OutputRows {
+ public:
+  OutputRows(std::size_t count, std::size_t size, bool pinned);
+  [[nodiscard]] std::span<float> operator[](std::size_t i) const { return {data_ + i * size_, size_}; }
+
+ private:
+  std::vector<float> pageable_;
+  PinnedBuffer<float> pinned_;
+  float* data_ = nullptr;
+  std::size_t size_ = 0;
+};
+
+// The request of input row `row` into `out`, pinned when the pool is.
+[[nodiscard]] batching::Request make_request(const InputPool& pool, std::size_t row, std::span<float> out);
 
 enum class ClientModel { sync, async };
 
