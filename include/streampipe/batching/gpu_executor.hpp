@@ -41,10 +41,10 @@ class ModelLane {
   // Enqueues the forward pass of `rows` rows on the lane's stream: in is rows × input_size,
   // out rows × output_size, in device memory. Must be capturable: no sync, no allocation.
   virtual void enqueue(const float* d_in, float* d_out, std::size_t rows) = 0;
-  // The same pass for mapped I/O (models that accept_mapped_io() must implement it): row r
-  // is read from in_rows[r] and written to out_rows[r], host memory mapped for the device;
-  // a null input row reads as zeros, a null output row is not written. The tables are in
-  // memory the device reads when the pass runs (so a captured graph sees new entries).
+  // The same pass for mapped I/O (a model whose accepts_mapped_io() is true implements it):
+  // row r is read from in_rows[r] and written to out_rows[r], host memory mapped for the
+  // device; a null input row reads as zeros, a null output row is not written. The tables
+  // are in memory the device reads when the pass runs (so a captured graph sees new rows).
   virtual void enqueue_rows(const float* const* in_rows, float* const* out_rows, std::size_t rows);
 };
 
