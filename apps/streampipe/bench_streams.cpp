@@ -32,6 +32,10 @@ Command add_bench_streams(CLI::App& parent) {
   sub->add_option("--batch", c->batch, "arrays per launch in the arrays experiment")->check(CLI::Range(1, 4096));
   sub->add_option("--depth", c->depth, "staging slots per engine lane in the gray and arrays experiments")->check(CLI::Range(1, 16));
   sub->add_option("--host-threads", c->host_threads, "engine staging workers in the gray and arrays experiments (default: one per core)")->check(CLI::Range(1, 64));
+  sub->add_option("--staging-mib", c->staging_mib,
+                  "pinned staging the engine lends at once for pageable input in the gray and arrays experiments "
+                  "(default: the engine's 48; 0: a block per slot, held until the slot completes)")
+      ->check(CLI::Range(0, 65536));
   sub->add_option("--trace-dir", c->trace_dir, "write Chrome traces and SVG Gantt charts of the engine runs here");
   return {sub, [c, common] {
             c->runs = common->runs;

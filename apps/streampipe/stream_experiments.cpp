@@ -103,10 +103,11 @@ EngineOptions engine_options(bool gpu, int device, int lanes, int depth = 2) {
   return o;
 }
 
-// --depth and --host-threads apply on top of whatever the planner or --lanes chose.
+// --depth, --host-threads and --staging-mib apply on top of whatever the planner or --lanes chose.
 void apply_engine_overrides(const StreamExperimentConfig& c, EngineOptions& o) {
   if (c.depth > 0) o.depth = c.depth;
   if (c.host_threads > 0) o.host_threads = c.host_threads;
+  if (c.staging_mib >= 0) o.staging_bytes = static_cast<std::size_t>(c.staging_mib) << 20;
 }
 
 void add_engine_details(Row& row, Engine& engine) {

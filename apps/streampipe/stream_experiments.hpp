@@ -26,6 +26,7 @@ struct StreamExperimentConfig {
   int batch = 0;         // arrays per launch for the engine in `arrays` (0: chosen)
   int depth = 0;         // staging slots per lane for the engine rows (0: chosen)
   int host_threads = 0;  // engine staging workers (0: one per core)
+  int staging_mib = -1;  // engine input staging budget (-1: the engine's default; 0: a block per slot)
   std::string trace_dir; // where to write Chrome traces and SVG Gantt charts of engine runs
 };
 

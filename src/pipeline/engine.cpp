@@ -1,20 +1,23 @@
 // The engine's orchestration, identical for both backends:
 //
 //   submit() --(slot free? else wait: backpressure)--> dispatch
-//   dispatch --(needs staging)--> worker: produce / copy pageable input into pinned staging
+//   dispatch --(needs staging)--> staging block (waits while the staging budget is lent)
+//            --> worker: produce / copy pageable input into the pinned staging block
 //            --> lane enqueue (H2D, operation, D2H; asynchronous) --> lane FIFO
 //   lane completion thread: wait for the slot's last event, in enqueue order
 //            --(needs staging out)--> worker: copy out / consume
 //            --> release the slot, deliver each item (future, callback; in order or not)
 //
 // Items packed into one slot (batching) share one transfer and one launch. Every stage is
-// recorded on the timeline. A slot is released only after the device finished with its
-// staging memory, whatever failed, so no buffer is reused while a DMA may still read it.
+// recorded on the timeline. A staging block goes back once the lane's copies in have read
+// it, or when its slot is released; a slot is released only after the device finished with
+// its memory, whatever failed, so no buffer is reused while a DMA may still read it.
 
 #include "streampipe/pipeline/engine.hpp"
 
 #include "lane_executor.hpp"
 #include "staging_buffer.hpp"
+#include "staging_pool.hpp"
 #include "worker_pool.hpp"
 
 #include "streampipe/cuda/device.hpp"
@@ -33,8 +36,10 @@
 #include <deque>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <stdexcept>
 #include <thread>
+#include <utility>
 
 namespace streampipe::pipeline {
 
@@ -87,14 +92,14 @@ struct ItemState {
 struct Slot {
   int id = 0;
   int lane = 0;
-  detail::StagingBuffer in_stage;
+  detail::StagingPool::Lease in_stage;  // lent from the engine's staging pool while needed
   detail::StagingBuffer out_stage;
   std::vector<std::unique_ptr<ItemState>> items;
   std::size_t in_cursor = 0;  // packed input bytes so far (batching, before dispatch)
   detail::SlotWork work;
   double stage_in_ms = 0, stage_out_ms = 0;
 
-  Slot(int id_, int lane_, bool pinned) : id(id_), lane(lane_), in_stage(pinned), out_stage(pinned) {}
+  Slot(int id_, int lane_, bool pinned) : id(id_), lane(lane_), out_stage(pinned) {}
 };
 
 struct Lane {
@@ -106,26 +111,29 @@ struct Lane {
   std::thread completion;
 };
 
-// Adapter handed to Item::produce: lays the item out at the slot's cursor.
+// Adapter handed to Item::produce: a produce item is alone in its slot, so its input takes
+// the slot's staging block from the start.
 class SlotStagingInput final : public StagingInput {
  public:
-  SlotStagingInput(Slot& slot, ItemState& item) : slot_(slot), item_(item) {}
+  SlotStagingInput(Slot& slot, ItemState& item, detail::StagingPool& pool) : slot_(slot), item_(item), pool_(pool) {}
   std::span<std::byte> allocate(std::size_t in_bytes, std::size_t out_bytes) override {
     if (allocated_) throw std::logic_error("StagingInput::allocate() called twice for one item");
     if (in_bytes == 0) throw std::invalid_argument("produce() allocated an empty input");
+    if (slot_.in_stage) throw std::logic_error("a produce item shares its slot's staging");
     allocated_ = true;
-    item_.in_offset = slot_.in_cursor;
+    item_.in_offset = 0;
     item_.in_bytes = in_bytes;
     item_.out_bytes = out_bytes;
-    slot_.in_stage.reserve(item_.in_offset + in_bytes, item_.in_offset);
-    slot_.in_cursor = align_up(item_.in_offset + in_bytes);
-    return {slot_.in_stage.data() + item_.in_offset, in_bytes};
+    slot_.in_stage = pool_.acquire_now(in_bytes, slot_.id);
+    slot_.in_cursor = align_up(in_bytes);
+    return {slot_.in_stage.data, in_bytes};
   }
   [[nodiscard]] bool allocated() const noexcept { return allocated_; }
 
  private:
   Slot& slot_;
   ItemState& item_;
+  detail::StagingPool& pool_;
   bool allocated_ = false;
 };
 
@@ -141,6 +149,7 @@ struct Engine::Impl {
   std::vector<std::unique_ptr<Lane>> lanes;
   std::unique_ptr<detail::WorkerPool> workers;
   std::unique_ptr<CopyQueue> copier;
+  std::unique_ptr<detail::StagingPool> staging;  // input staging blocks, lent per slot
 
   std::mutex mutex;  // guards everything below
   std::condition_variable slot_freed;
@@ -162,6 +171,8 @@ struct Engine::Impl {
     if (options.lanes < 1) throw std::invalid_argument("EngineOptions::lanes must be at least 1");
     if (options.depth < 1) throw std::invalid_argument("EngineOptions::depth must be at least 1");
     if (options.batch_items < 1) throw std::invalid_argument("EngineOptions::batch_items must be at least 1");
+    // Graph replay needs a slot's staging at the same address every time: one block per slot.
+    if (options.use_graphs) options.staging_bytes = 0;
     nvtx_initialize();  // before any worker or lane thread opens a range
     backend = options.backend;
     if (backend == Backend::automatic) backend = Device::count() > 0 ? Backend::gpu : Backend::host;
@@ -196,6 +207,11 @@ struct Engine::Impl {
                                                : detail::make_host_lane(cfg);
       lanes.push_back(std::move(lane));
     }
+    staging = std::make_unique<detail::StagingPool>(backend == Backend::gpu, options.staging_bytes, slot_count,
+                                                    [this](int slot) {
+                                                      const auto& s = *slots[static_cast<std::size_t>(slot)];
+                                                      lanes[static_cast<std::size_t>(s.lane)]->executor->wait_inputs(slot);
+                                                    });
     for (auto& lane : lanes) lane->completion = std::thread([this, l = lane.get()] { completion_loop(*l); });
   }
 
@@ -255,8 +271,7 @@ struct Engine::Impl {
     ++outstanding;
 
     if (!fatal.empty() || cancelled) {
-      ItemStatus status = cancelled ? ItemStatus::cancelled : ItemStatus::failed;
-      std::string why = cancelled ? "cancelled before it started" : "the device failed earlier: " + fatal;
+      const auto [status, why] = stop_reason();
       lock.unlock();
       finish_unstarted(std::move(st), status, why);
       return future;
@@ -325,12 +340,25 @@ struct Engine::Impl {
     return s;
   }
 
+  // Why nothing more may start: cancel() or a sticky device error. Under mutex.
+  [[nodiscard]] std::pair<ItemStatus, std::string> stop_reason() const {
+    if (cancelled) return {ItemStatus::cancelled, "cancelled before it started"};
+    return {ItemStatus::failed, "the device failed earlier: " + fatal};
+  }
+
+  // Fails a slot that must not start (cancelled or failed meanwhile).
+  void fail_stopped_slot(Slot& slot) {
+    std::unique_lock lock(mutex);
+    const auto [status, why] = stop_reason();
+    lock.unlock();
+    fail_slot(slot, status, why);
+  }
+
   std::future<ItemResult> reject_after_wait(std::unique_lock<std::mutex>& lock, std::unique_ptr<ItemState> st,
                                             std::future<ItemResult>& future) {
-    const bool was_cancelled = cancelled;
-    const std::string why = was_cancelled ? "cancelled before it started" : "the device failed earlier: " + fatal;
+    const auto [status, why] = stop_reason();
     lock.unlock();
-    finish_unstarted(std::move(st), was_cancelled ? ItemStatus::cancelled : ItemStatus::failed, why);
+    finish_unstarted(std::move(st), status, why);
     return std::move(future);
   }
 
@@ -352,9 +380,12 @@ struct Engine::Impl {
 
   // Lays out span items (produce items are laid out by their own allocate() call) and
   // sends the slot to a worker when anything must be staged, else straight to its lane.
+  // Span items to be staged get their staging block here, on the submitting thread: when
+  // the staging budget is lent, this is where submission waits, not a worker that could
+  // be helping to copy.
   void dispatch(Slot& slot) {
     bool needs_worker = false;
-    std::size_t cursor = 0;
+    std::size_t cursor = 0, staged_end = 0;
     for (auto& it : slot.items) {
       if (it->item.produce) {
         it->stage_in = true;
@@ -363,8 +394,24 @@ struct Engine::Impl {
         it->in_offset = cursor;
         cursor = align_up(cursor + it->in_bytes);
         it->stage_in = !host_memory_is_direct(it->item.in.data());
+        if (it->stage_in) staged_end = it->in_offset + it->in_bytes;
       }
       needs_worker = needs_worker || it->stage_in;
+    }
+    if (staged_end > 0) {
+      std::optional<detail::StagingPool::Lease> lease;
+      try {
+        lease = staging->acquire(staged_end, slot.id);
+      } catch (...) {
+        fail_slot(slot, ItemStatus::failed, "waiting for staging memory failed: " +
+                                                describe_exception(std::current_exception()));
+        return;
+      }
+      if (!lease) {  // stopped while waiting
+        fail_stopped_slot(slot);
+        return;
+      }
+      slot.in_stage = *lease;
     }
     if (needs_worker) {
       workers->post([this, &slot] { stage_in(slot); });
@@ -376,31 +423,24 @@ struct Engine::Impl {
   void stage_in(Slot& slot) {
     NvtxRange range("streampipe stage in");
     const double t0 = clock_ms();
+    bool stopped = false;
     {
-      std::unique_lock lock(mutex);
-      if (cancelled || !fatal.empty()) {
-        const bool was_cancelled = cancelled;
-        const std::string why = was_cancelled ? "cancelled before it started" : "the device failed earlier: " + fatal;
-        lock.unlock();
-        fail_slot(slot, was_cancelled ? ItemStatus::cancelled : ItemStatus::failed, why);
-        return;
-      }
+      std::lock_guard lock(mutex);
+      stopped = cancelled || !fatal.empty();
+    }
+    if (stopped) {
+      fail_stopped_slot(slot);
+      return;
     }
     std::size_t bytes = 0;
     slot.in_cursor = 0;
-    // Grown once before any copy: growing moves the buffer, and the copies below are
-    // collected first and run together.
-    std::size_t staged_end = 0;
-    for (const auto& it : slot.items)
-      if (!it->item.produce && it->stage_in) staged_end = std::max(staged_end, it->in_offset + it->in_bytes);
-    slot.in_stage.reserve(staged_end);
     std::vector<CopyRange> copies;
     for (auto& it : slot.items) {
       if (it->item.produce) {  // always alone in its slot: it decides its own size
-        SlotStagingInput staging(slot, *it);
+        SlotStagingInput input(slot, *it, *staging);
         try {
-          it->item.produce(staging);
-          if (!staging.allocated()) throw std::logic_error("produce() did not allocate its input");
+          it->item.produce(input);
+          if (!input.allocated()) throw std::logic_error("produce() did not allocate its input");
           if (!it->item.out.empty() && it->item.out.size() != it->out_bytes)
             throw std::invalid_argument(fmt::format("produce() declared {} output bytes for a {}-byte output span",
                                                     it->out_bytes, it->item.out.size()));
@@ -408,7 +448,7 @@ struct Engine::Impl {
           mark_failed(*it, std::current_exception(), "host stage 'produce' failed");
         }
       } else if (it->stage_in) {
-        copies.push_back({slot.in_stage.data() + it->in_offset, it->item.in.data(), it->in_bytes});
+        copies.push_back({slot.in_stage.data + it->in_offset, it->item.in.data(), it->in_bytes});
       }
       bytes += it->in_bytes;
     }
@@ -455,7 +495,7 @@ struct Engine::Impl {
       if (it->stage_in && prev_in_staged) {
         w.copies_in.back().bytes = it->in_offset + it->in_bytes - w.copies_in.back().offset;
       } else {
-        const std::byte* src = it->stage_in ? slot.in_stage.data() + it->in_offset : it->item.in.data();
+        const std::byte* src = it->stage_in ? slot.in_stage.data + it->in_offset : it->item.in.data();
         w.copies_in.push_back({src, it->in_offset, it->in_bytes});
       }
       prev_in_staged = it->stage_in;
@@ -472,12 +512,16 @@ struct Engine::Impl {
     }
 
     Lane& lane = *lanes[static_cast<std::size_t>(slot.lane)];
+    const detail::StagingPool::Lease lease = slot.in_stage;  // the slot may complete at once
+    bool fenced = false;
     {
       std::lock_guard lock(lane.mutex);
       lane.executor->enqueue(w);
+      fenced = w.inputs_fenced;
       lane.fifo.push_back(&slot);
     }
     lane.cv.notify_one();
+    if (lease && fenced) staging->fence(lease);
   }
 
   // ---- completion -------------------------------------------------------------------------
@@ -596,6 +640,7 @@ struct Engine::Impl {
     }
     slot.stage_in_ms = slot.stage_out_ms = 0;
     slot.in_cursor = 0;
+    if (slot.in_stage) staging->release(std::exchange(slot.in_stage, {}));
     {
       std::lock_guard lock(mutex);
       free_slots.push_back(&slot);
@@ -655,6 +700,7 @@ struct Engine::Impl {
       if (fatal.empty()) fatal = what;
     }
     slot_freed.notify_all();
+    staging->stop();
   }
 
   RunStats drain() {
@@ -662,7 +708,9 @@ struct Engine::Impl {
     std::unique_lock lock(mutex);
     drained.wait(lock, [&] { return outstanding == 0; });
     if (callback_error) std::rethrow_exception(std::exchange(callback_error, nullptr));
-    return stats;
+    RunStats out = stats;
+    out.staging_peak_bytes = staging->peak_bytes();
+    return out;
   }
 
   void cancel() {
@@ -673,6 +721,7 @@ struct Engine::Impl {
       partial = std::exchange(open_slot, nullptr);
     }
     slot_freed.notify_all();
+    staging->stop();
     if (partial != nullptr) fail_slot(*partial, ItemStatus::cancelled, "cancelled before it started");
   }
 };
@@ -693,8 +742,10 @@ std::string Engine::describe() const {
   std::string where = impl_->backend == Backend::gpu
                           ? fmt::format("GPU {} ({})", o.device, Device(o.device).name())
                           : std::string("host backend (threads + memcpy)");
-  return fmt::format("{}: {} lanes x depth {}, batch up to {} items / {} MiB, {} host workers, {}{}",
-                     where, o.lanes, o.depth, o.batch_items, o.batch_bytes >> 20, impl_->workers->size(),
+  const std::string staging = o.staging_bytes == 0 ? std::string("staging: a block per slot")
+                                                   : fmt::format("staging up to {} MiB", o.staging_bytes >> 20);
+  return fmt::format("{}: {} lanes x depth {}, batch up to {} items / {} MiB, {} host workers, {}, {}{}",
+                     where, o.lanes, o.depth, o.batch_items, o.batch_bytes >> 20, impl_->workers->size(), staging,
                      o.delivery == Delivery::in_order ? "in-order delivery" : "as-completed delivery",
                      o.use_graphs ? ", graph replay" : "");
 }

@@ -1,7 +1,7 @@
 // A lane on the GPU: one non-blocking stream with its device buffers, grown in stream order.
-// Per slot: four timing events (start, inputs in, compute done, outputs out; the last one
-// blocking-sync so the completion thread sleeps instead of spinning) and, in graph mode, the
-// captured graph of that slot's last batch layout.
+// Per slot: four timing events (start, inputs in, compute done, outputs out; "inputs in" and
+// "outputs out" blocking-sync, so the threads that wait for them sleep instead of spinning)
+// and, in graph mode, the captured graph of that slot's last batch layout.
 
 #include "lane_executor.hpp"
 
@@ -39,7 +39,10 @@ struct GraphKey {
 
 struct SlotResources {
   SlotResources(const Device& d)
-      : start(d), inputs_in(d), computed(d), done(d, EventTiming::enabled, EventWait::blocking) {}
+      : start(d),
+        inputs_in(d, EventTiming::enabled, EventWait::blocking),
+        computed(d),
+        done(d, EventTiming::enabled, EventWait::blocking) {}
   Event start, inputs_in, computed, done;
   PinnedBuffer<ItemDescriptor> descriptors;
   std::optional<GraphKey> graph_key;
@@ -137,6 +140,7 @@ class GpuLane final : public LaneExecutor {
       slot.start.record(s);
       enqueue_in();
       slot.inputs_in.record(s);
+      work.inputs_fenced = true;
       try {
         work.op->device(batch);
       } catch (...) {
@@ -160,6 +164,8 @@ class GpuLane final : public LaneExecutor {
     }
     work.enqueue_ms = config_.now_ms() - t0;
   }
+
+  void wait_inputs(int slot) override { slots_.at(static_cast<std::size_t>(slot))->inputs_in.synchronize(); }
 
   void wait(SlotWork& work) override {
     if (!work.must_wait) return;

@@ -17,7 +17,10 @@ namespace {
 class HostLane final : public LaneExecutor {
  public:
   explicit HostLane(const LaneConfig& config)
-      : config_(config), done_(static_cast<std::size_t>(config.slots), 0), thread_([this] { loop(); }) {}
+      : config_(config),
+        done_(static_cast<std::size_t>(config.slots), 0),
+        inputs_done_(static_cast<std::size_t>(config.slots), 0),
+        thread_([this] { loop(); }) {}
 
   ~HostLane() override {
     {
@@ -40,9 +43,11 @@ class HostLane final : public LaneExecutor {
     {
       std::lock_guard lock(mutex_);
       done_.at(static_cast<std::size_t>(work.slot)) = 0;
+      inputs_done_.at(static_cast<std::size_t>(work.slot)) = 0;
       queue_.push_back(&work);
     }
     work.must_wait = true;
+    work.inputs_fenced = true;
     cv_.notify_all();
     work.enqueue_ms = config_.now_ms() - t0;
   }
@@ -51,6 +56,11 @@ class HostLane final : public LaneExecutor {
     if (!work.must_wait) return;
     std::unique_lock lock(mutex_);
     cv_.wait(lock, [&] { return done_.at(static_cast<std::size_t>(work.slot)) != 0; });
+  }
+
+  void wait_inputs(int slot) override {
+    std::unique_lock lock(mutex_);
+    cv_.wait(lock, [&] { return inputs_done_.at(static_cast<std::size_t>(slot)) != 0; });
   }
 
  private:
@@ -64,7 +74,13 @@ class HostLane final : public LaneExecutor {
         work = queue_.front();
         queue_.pop_front();
       }
-      run(*work);
+      run(*work, [&] {
+        {
+          std::lock_guard lock(mutex_);
+          inputs_done_.at(static_cast<std::size_t>(work->slot)) = 1;
+        }
+        cv_.notify_all();
+      });
       {
         std::lock_guard lock(mutex_);
         done_.at(static_cast<std::size_t>(work->slot)) = 1;
@@ -73,11 +89,13 @@ class HostLane final : public LaneExecutor {
     }
   }
 
-  void run(SlotWork& w) {
+  template <typename InputsDone>
+  void run(SlotWork& w, InputsDone inputs_done) {
     if (in_.size() < w.in_bytes) in_.resize(w.in_bytes);
     if (out_.size() < w.out_bytes) out_.resize(w.out_bytes);
     w.h2d_start_ms = config_.now_ms();
     for (const auto& c : w.copies_in) std::memcpy(in_.data() + c.offset, c.src, c.bytes);
+    inputs_done();
     w.h2d_end_ms = config_.now_ms();
     const Batch batch(in_.data(), w.in_bytes, out_.data(), w.out_bytes, w.descriptors, nullptr,
                       config_.lane, std::nullopt, w.indices);
@@ -98,6 +116,7 @@ class HostLane final : public LaneExecutor {
   std::condition_variable cv_;
   std::deque<SlotWork*> queue_;
   std::vector<int> done_;
+  std::vector<int> inputs_done_;  // the slot's copies in have read host memory
   bool stopping_ = false;
   std::vector<std::byte> in_, out_;  // the "device" memory of this lane
   std::thread thread_;

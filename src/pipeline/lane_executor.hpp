@@ -40,6 +40,7 @@ struct SlotWork {
   std::exception_ptr error;
   bool error_in_operation = false;
   bool must_wait = false;  // something was enqueued that wait() must complete
+  bool inputs_fenced = false;  // wait_inputs() can tell when the copies in are done
   double h2d_start_ms = 0, h2d_end_ms = 0, compute_end_ms = 0, d2h_end_ms = 0;
   double enqueue_ms = 0;
   bool replayed_graph = false;
@@ -54,6 +55,10 @@ class LaneExecutor {
   // Blocks until the work enqueued for this slot finished; fills the times. Throws the
   // device's error (CudaError), if any.
   virtual void wait(SlotWork& work) = 0;
+  // Blocks until the copies in last enqueued for `slot` (with inputs_fenced set) have read
+  // their host memory; may wait for a later enqueue of the same slot, never for less. Safe
+  // to call from any thread while the lane goes on.
+  virtual void wait_inputs(int slot) = 0;
 };
 
 struct LaneConfig {

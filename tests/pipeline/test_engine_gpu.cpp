@@ -11,8 +11,12 @@
 #include "streampipe/pipeline/planner.hpp"
 #include "support/gpu.hpp"
 
+#include <atomic>
+#include <chrono>
 #include <cstring>
+#include <limits>
 #include <random>
+#include <thread>
 
 namespace streampipe::pipeline {
 namespace {
@@ -206,6 +210,75 @@ TEST(EngineGpu, PinnedPoolIsReusedAcrossEngines) {
   const auto after = PinnedPool::global().stats();
   EXPECT_EQ(after.misses, before.misses) << "the second run allocated pinned memory again";
   EXPECT_GT(after.hits, before.hits);
+}
+
+// Pageable input goes through a staging ring far smaller than the slots in flight, so each
+// block is lent again as soon as its copy to the device is done, while other slots still
+// compute. Every array is distinct and comes back exactly: a block reused before its DMA
+// had read it would show another array's data.
+TEST(EngineGpu, PageableInputThroughASmallStagingRingComesBackExactly) {
+  SP_REQUIRE_GPU();
+  constexpr std::size_t kArrays = 64, n = 1 << 20;  // 4 MiB each
+  std::vector<std::vector<float>> in(kArrays), out(kArrays);
+  std::mt19937 rng(11);
+  std::uniform_real_distribution<float> dist(-100.f, 100.f);
+  for (auto& v : in) {
+    v.resize(n);
+    for (auto& x : v) x = dist(rng);
+  }
+  for (const std::size_t budget : {std::size_t{3} * n * 4, std::size_t{0}}) {
+    auto o = gpu(8, 2);  // 16 slots
+    o.staging_bytes = budget;
+    Engine engine(ops::multiply_divide_operation({1, 64, 50}), o);
+    std::vector<std::future<ItemResult>> futures;
+    for (std::size_t a = 0; a < kArrays; ++a) {
+      out[a].assign(n, std::numeric_limits<float>::quiet_NaN());
+      futures.push_back(engine.submit(make_item(std::span<const float>(in[a]), std::span<float>(out[a]))));
+    }
+    const auto stats = engine.drain();
+    EXPECT_EQ(stats.done, kArrays);
+    for (std::size_t a = 0; a < kArrays; ++a) {
+      ASSERT_TRUE(futures[a].get().ok());
+      ASSERT_EQ(std::memcmp(in[a].data(), out[a].data(), n * 4), 0) << "array " << a << ", budget " << budget;
+    }
+    if (budget > 0) {
+      EXPECT_LE(stats.staging_peak_bytes, budget);
+    } else {  // a block per slot, held until the slot completes
+      EXPECT_GT(stats.staging_peak_bytes, 3 * n * 4);
+    }
+    EXPECT_NE(engine.describe().find(budget > 0 ? "staging up to 12 MiB" : "a block per slot"), std::string::npos)
+        << engine.describe();
+  }
+}
+
+// Completion callbacks that submit pageable work while the staging budget is spent: the
+// waiting submit takes a block back itself (its copies are done), it does not wait for a
+// completion thread, which here is the one running the callback.
+TEST(EngineGpu, CallbacksSubmitPageableWorkWhileStagingIsSpent) {
+  SP_REQUIRE_GPU();
+  constexpr std::size_t kItems = 40, n = 256 * 1024;
+  std::vector<std::vector<float>> in(kItems, std::vector<float>(n)), out(kItems, std::vector<float>(n, -1.f));
+  for (std::size_t i = 0; i < kItems; ++i) in[i].assign(n, static_cast<float>(i));
+  std::atomic<std::size_t> next{2};
+  std::atomic<std::size_t> finished{0};
+  Engine* self = nullptr;
+  auto o = gpu(1, 2);  // one lane: one completion thread, the callbacks' own
+  o.staging_bytes = n * 4;  // one block
+  o.on_complete = [&](const ItemResult& r) {
+    EXPECT_TRUE(r.ok()) << r.error;
+    const std::size_t i = next++;
+    if (i < kItems) (void)self->submit(make_item(std::span<const float>(in[i]), std::span<float>(out[i])));
+    finished++;
+  };
+  Engine engine(ops::affine_operation(2.0f, 1.0f), o);
+  self = &engine;
+  (void)engine.submit(make_item(std::span<const float>(in[0]), std::span<float>(out[0])));
+  (void)engine.submit(make_item(std::span<const float>(in[1]), std::span<float>(out[1])));
+  for (int spin = 0; spin < 10000 && finished.load() < kItems; ++spin)
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  ASSERT_EQ(finished.load(), kItems) << "the chain of submits stalled";
+  engine.drain();
+  for (std::size_t i = 0; i < kItems; ++i) EXPECT_EQ(out[i][n - 1], 2.0f * static_cast<float>(i) + 1.0f) << i;
 }
 
 TEST(PlannerGpu, BatchesSingleBlockKernelsAndKeepsCopyBoundWorkOnFewLanes) {

@@ -34,12 +34,18 @@ struct EngineOptions {
   Backend backend = Backend::automatic;  // automatic: GPU when one is usable, else host
   int device = 0;
   int lanes = 4;
-  int depth = 2;                // staging slots per lane: host staging runs ahead of the DMA
+  int depth = 2;                // slots per lane: work in flight, and host staging running ahead
   int batch_items = 1;          // > 1: pack up to this many items into one transfer + launch
   std::size_t batch_bytes = std::size_t{16} << 20;  // ... while the packed input stays below
   Delivery delivery = Delivery::as_completed;
   std::function<void(const ItemResult&)> on_complete;  // called once per item
   int host_threads = 0;         // staging/post workers; 0: one per core (at most 32)
+  // Pinned staging for pageable input lent at once (at least one batch is always lent). A
+  // block goes back as soon as its copy to the device is done, so this does not bound work
+  // in flight, only what the host stages ahead: small enough to stay in the CPU's cache,
+  // where the staging threads write it and the DMA engine reads it. 0: one block per slot
+  // (what graph replay uses, whatever is set here).
+  std::size_t staging_bytes = std::size_t{48} << 20;
   bool use_graphs = false;      // replay a captured graph per slot for same-size batches
   bool record_timeline = true;
 };
@@ -49,6 +55,7 @@ struct RunStats {
   std::size_t done = 0;
   std::size_t failed = 0;
   std::size_t cancelled = 0;
+  std::size_t staging_peak_bytes = 0;  // most input staging lent at once, since the engine began
 };
 
 class Engine {
