@@ -30,7 +30,7 @@ Command add_bench_streams(CLI::App& parent) {
   sub->add_option("--overhead-items", c->overhead_items, "tiny items in the overhead experiment")->check(CLI::Range(1, 10000000))->capture_default_str();
   sub->add_option("--lanes", c->lanes, "engine lanes for every experiment (default: each chooses)")->check(CLI::Range(1, 64));
   sub->add_option("--batch", c->batch, "arrays per launch in the arrays experiment")->check(CLI::Range(1, 4096));
-  sub->add_option("--depth", c->depth, "staging slots per engine lane in the gray and arrays experiments")->check(CLI::Range(1, 16));
+  sub->add_option("--depth", c->depth, "slots per engine lane (work in flight) in the gray and arrays experiments")->check(CLI::Range(1, 16));
   sub->add_option("--host-threads", c->host_threads, "engine staging workers in the gray and arrays experiments (default: one per core)")->check(CLI::Range(1, 64));
   sub->add_option("--staging-mib", c->staging_mib,
                   "pinned staging the engine lends at once for pageable input in the gray and arrays experiments "
