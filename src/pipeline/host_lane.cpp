@@ -74,28 +74,26 @@ class HostLane final : public LaneExecutor {
         work = queue_.front();
         queue_.pop_front();
       }
-      run(*work, [&] {
-        {
-          std::lock_guard lock(mutex_);
-          inputs_done_.at(static_cast<std::size_t>(work->slot)) = 1;
-        }
-        cv_.notify_all();
-      });
-      {
-        std::lock_guard lock(mutex_);
-        done_.at(static_cast<std::size_t>(work->slot)) = 1;
-      }
-      cv_.notify_all();
+      run(*work);
+      signal(done_, work->slot);
     }
   }
 
-  template <typename InputsDone>
-  void run(SlotWork& w, InputsDone inputs_done) {
+  // Sets a slot's flag and wakes whoever waits for it.
+  void signal(std::vector<int>& flags, int slot) {
+    {
+      std::lock_guard lock(mutex_);
+      flags.at(static_cast<std::size_t>(slot)) = 1;
+    }
+    cv_.notify_all();
+  }
+
+  void run(SlotWork& w) {
     if (in_.size() < w.in_bytes) in_.resize(w.in_bytes);
     if (out_.size() < w.out_bytes) out_.resize(w.out_bytes);
     w.h2d_start_ms = config_.now_ms();
     for (const auto& c : w.copies_in) std::memcpy(in_.data() + c.offset, c.src, c.bytes);
-    inputs_done();
+    signal(inputs_done_, w.slot);
     w.h2d_end_ms = config_.now_ms();
     const Batch batch(in_.data(), w.in_bytes, out_.data(), w.out_bytes, w.descriptors, nullptr,
                       config_.lane, std::nullopt, w.indices);
