@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // PNG encoding of the gray tool's outputs, setting by setting: which part of libpng/zlib
 // makes a 2-Mpixel 8-bit gray image slow to write, and what each choice costs in size.
 //
@@ -13,7 +14,7 @@
 //   bench/png_encode [--content photo|graphic] [--images N] [--runs N] [--size WxH]
 //                    [--levels L]... [--group TEXT]... [--json FILE]
 
-#include "streampipe/io/atomic_file.hpp"
+#include "streampipe/report/atomic_file.hpp"
 #include "streampipe/io/image.hpp"
 #include "streampipe/ops/rgb_to_gray.hpp"
 #include "streampipe/report/host_info.hpp"
@@ -303,7 +304,7 @@ int main(int argc, char** argv) {
                        {"device", "host (one thread)"},
                        {"host", report::describe_host()},
                        {"rows", rows}};
-      io::write_file_atomically(json_path, j.dump(2) + "\n", io::Overwrite::allow);
+      report::write_file_atomically(json_path, j.dump(2) + "\n", report::Overwrite::allow);
     }
   } catch (const std::exception& e) {
     fmt::print(stderr, "png_encode: {}\n", e.what());

@@ -1,13 +1,23 @@
-# Required and optional dependencies. Optional ones are detected here, defined as
-# STREAMPIPE_HAVE_<NAME> on the library, and reported at the end of configure.
+# SPDX-License-Identifier: Apache-2.0
+# Required and optional dependencies. The libraries need CUDA, fmt, nlohmann-json, libpng and
+# libjpeg; CLI11 only the command-line tool and the benchmarks, GoogleTest only the tests.
+# Optional ones are detected here, defined as STREAMPIPE_HAVE_<NAME> on the layer that uses
+# them, and reported at the end of configure.
 
 find_package(CUDAToolkit 12.0 REQUIRED)
+set(THREADS_PREFER_PTHREAD_FLAG ON)
 find_package(Threads REQUIRED)
 find_package(fmt REQUIRED)
 find_package(nlohmann_json 3.10 REQUIRED)
-find_package(CLI11 CONFIG REQUIRED)
 find_package(PNG REQUIRED)
 find_package(JPEG REQUIRED)
+include(StreampipeCudaLibraries)
+if(STREAMPIPE_BUILD_CLI OR STREAMPIPE_BUILD_BENCH)
+  find_package(CLI11 CONFIG REQUIRED)
+endif()
+if(STREAMPIPE_BUILD_TESTS)
+  find_package(GTest REQUIRED)
+endif()
 
 set(STREAMPIPE_OPTIONAL_REPORT "")
 macro(streampipe_optional name found detail)
@@ -19,12 +29,11 @@ macro(streampipe_optional name found detail)
 endmacro()
 
 # NVTX v3 is header-only and ships with the toolkit.
-find_path(STREAMPIPE_NVTX_INCLUDE nvtx3/nvToolsExt.h HINTS ${CUDAToolkit_INCLUDE_DIRS})
 set(STREAMPIPE_HAVE_NVTX OFF)
-if(STREAMPIPE_NVTX_INCLUDE)
+if(TARGET CUDA::nvtx3)
   set(STREAMPIPE_HAVE_NVTX ON)
 endif()
-streampipe_optional("NVTX ranges" STREAMPIPE_HAVE_NVTX "nvtx3 headers in the CUDA toolkit")
+streampipe_optional("NVTX ranges" STREAMPIPE_HAVE_NVTX "CUDA::nvtx3, the toolkit's nvtx3 headers")
 
 set(STREAMPIPE_HAVE_NVJPEG OFF)
 if(TARGET CUDA::nvjpeg)
@@ -32,32 +41,33 @@ if(TARGET CUDA::nvjpeg)
 endif()
 streampipe_optional("nvJPEG (gray --decode gpu)" STREAMPIPE_HAVE_NVJPEG "CUDA::nvjpeg")
 
-set(STREAMPIPE_HAVE_NVRTC OFF)
-if(TARGET CUDA::nvrtc)
-  set(STREAMPIPE_HAVE_NVRTC ON)
+if(NOT TARGET streampipe::nvrtc_library)
+  message(FATAL_ERROR "NVRTC (CUDA::nvrtc) was not found in the CUDA toolkit: the jit layer needs it")
 endif()
-streampipe_optional("NVRTC (runtime kernels)" STREAMPIPE_HAVE_NVRTC "CUDA::nvrtc")
 
 set(STREAMPIPE_HAVE_CUBLAS OFF)
 if(TARGET CUDA::cublasLt)
   set(STREAMPIPE_HAVE_CUBLAS ON)
 endif()
-streampipe_optional("cuBLASLt (serve-bench)" STREAMPIPE_HAVE_CUBLAS "CUDA::cublasLt")
-
-find_package(MPI COMPONENTS CXX QUIET)
-set(STREAMPIPE_HAVE_MPI ${MPI_CXX_FOUND})
-streampipe_optional("MPI (multi-host)" STREAMPIPE_HAVE_MPI "MPI::MPI_CXX")
-
-find_package(GIF QUIET)
-set(STREAMPIPE_HAVE_GIF ${GIF_FOUND})
-streampipe_optional("giflib (life animations)" STREAMPIPE_HAVE_GIF "GIF::GIF, else numbered PNGs")
-
-if(STREAMPIPE_BUILD_TESTS)
-  find_package(GTest REQUIRED)
-endif()
+streampipe_optional("cuBLASLt (serve-bench's model)" STREAMPIPE_HAVE_CUBLAS "CUDA::cublasLt")
 
 function(streampipe_report_dependencies)
   message(STATUS "streampipe ${PROJECT_VERSION}: CUDA ${CUDAToolkit_VERSION}, architectures ${CMAKE_CUDA_ARCHITECTURES}")
+  get_property(layers GLOBAL PROPERTY STREAMPIPE_LAYERS)
+  list(JOIN layers ", " layers)
+  message(STATUS "streampipe layers: ${layers}")
+  set(built "")
+  foreach(part CLI TESTS BENCH EXAMPLES INSTALL)
+    if(STREAMPIPE_BUILD_${part} OR (part STREQUAL "INSTALL" AND STREAMPIPE_INSTALL))
+      string(TOLOWER ${part} part)
+      list(APPEND built ${part})
+    endif()
+  endforeach()
+  list(JOIN built ", " built)
+  if(NOT built)
+    set(built "nothing else (the libraries alone)")
+  endif()
+  message(STATUS "streampipe also builds: ${built}")
   message(STATUS "streampipe optional components:")
   foreach(line IN LISTS STREAMPIPE_OPTIONAL_REPORT)
     message(STATUS "${line}")

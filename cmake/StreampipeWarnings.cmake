@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Warning and sanitizer flags, applied per target through streampipe_target_defaults().
 # Host code (CXX, and the host side of .cu files) builds clean under -Wall -Wextra.
 

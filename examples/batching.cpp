@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The batching lesson: many clients, each sending one small request, are served far better
 // by grouping their requests into batches than by running them one at a time. Eight client
 // threads submit requests to a DynamicBatcher; on a GPU the model is a bf16 MLP (cuBLASLt)
@@ -7,15 +8,15 @@
 // buffers, so the model's kernels read and write them in place. At the end: the batches that
 // formed, and the trtexec-style latency report of the threaded clients.
 
-#include "streampipe/batching/batcher.hpp"
-#include "streampipe/batching/host_executor.hpp"
-#include "streampipe/batching/mlp_reference.hpp"
+#include "streampipe/serving/batcher.hpp"
+#include "streampipe/serving/host_executor.hpp"
+#include "streampipe/serving/mlp_reference.hpp"
 #include "streampipe/cuda/device.hpp"
 #include "streampipe/cuda/pinned_buffer.hpp"
 #include "streampipe/report/latency_report.hpp"
 #if defined(STREAMPIPE_HAVE_CUBLAS)
-#include "streampipe/batching/gpu_executor.hpp"
-#include "streampipe/batching/mlp_model.hpp"
+#include "streampipe/serving/gpu_executor.hpp"
+#include "streampipe/serving/mlp_model.hpp"
 #endif
 
 #include <fmt/format.h>
@@ -30,7 +31,7 @@
 #include <vector>
 
 using namespace streampipe;
-using namespace streampipe::batching;
+using namespace streampipe::serving;
 
 int main() {
   const auto weights = make_mlp_weights({512, 1024, 1024, 256}, 1);

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The image-batch lesson: a batch of 1920x1080 RGB images converted to gray. The obvious
 // loop copies one image in, converts it, copies it out, then the next; the lesson gives each
 // image its own H2D -> kernel -> D2H on its own stream, from pinned memory, so copies in both

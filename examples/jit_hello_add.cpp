@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The runtime-kernel hello world (PyCUDA's SourceModule "multiply_them", as an add): a
 // kernel written as a string, compiled by NVRTC at run time for this GPU, loaded as a
 // module, launched with type-checked arguments, and checked on the CPU. A second run of

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // "SourceModule vs ElementwiseKernel", the classic PyCUDA comparison, redone correctly:
 // both kernels cover the whole array, compile time is measured apart from run time, runs
 // are timed with CUDA events after a warm-up, and both results are checked on the CPU.

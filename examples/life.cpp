@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The lesson's Conway's Life, rewritten with streampipe.
 //
 // The lesson launched one thread per cell (a 2-D grid of 2-D blocks), each reading its
@@ -57,7 +58,7 @@ int main(int argc, char** argv) {
         if (got != want) return 1;
       }
     }
-    io::write_image(out, render_image(want, 2), io::ImageFormat::png, 90, io::Overwrite::allow);
+    io::write_image(out, render_image(want, 2), io::ImageFormat::png, 90, report::Overwrite::allow);
     fmt::print("wrote {}\n", out);
     return 0;
   } catch (const std::exception& e) {

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Checks that `streampipe info` agrees with the independent memcpy probe within 5%.
 
 Both tools report the median and the best of their runs. The link is shared and its

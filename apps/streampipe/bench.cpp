@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `streampipe bench <experiment>`: the classic experiments, each verified against a CPU
 // reference, printed as a table and written as JSON. Experiments register themselves with
 // STREAMPIPE_BENCHMARK in their own files.

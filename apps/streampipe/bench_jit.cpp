@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `streampipe bench jit`: runtime kernels on the GPU.
 //  - cold compile (NVRTC + cache store + module load) and warm-cache load (disk entry
 //    verified + module load) of a small raw kernel and of a generated elementwise kernel;
@@ -13,7 +14,7 @@
 #include "streampipe/cuda/bandwidth.hpp"
 #include "streampipe/cuda/device_buffer.hpp"
 #include "streampipe/cuda/event.hpp"
-#include "streampipe/io/atomic_file.hpp"
+#include "streampipe/report/atomic_file.hpp"
 #include "streampipe/jit/elementwise.hpp"
 #include "streampipe/jit/module_cache.hpp"
 #include "streampipe/jit/reduction.hpp"
@@ -320,7 +321,7 @@ int run_bench_jit(const BenchOptions& bo, const JitBenchOptions& o) {
                           {"launches_per_run", o.launches},
                           {"limits", {{"d2d_gbps", d2d}}},
                           {"results", results}};
-    io::write_file_atomically(bo.json_path, out.dump(2) + "\n");
+    report::write_file_atomically(bo.json_path, out.dump(2) + "\n");
   }
   if (!all_verified) {
     fmt::print(stderr, "bench jit: an output did not match its CPU reference\n");

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `streampipe bench life`: cell updates per second of each Life kernel on square boards
 // (default 1024^2, 4096^2, 16384^2), against the memory-traffic bound of each layout, and
 // many small universes on their own streams against the same universes run one by one.
@@ -14,7 +15,7 @@
 
 #include "streampipe/cuda/bandwidth.hpp"
 #include "streampipe/cuda/event.hpp"
-#include "streampipe/io/atomic_file.hpp"
+#include "streampipe/report/atomic_file.hpp"
 #include "streampipe/report/host_info.hpp"
 #include "streampipe/report/statistics.hpp"
 #include "streampipe/report/table.hpp"
@@ -216,7 +217,7 @@ int run_bench_life(const BenchOptions& bo, const LifeBenchOptions& o) {
                             {"serial_ms", streams.serial_ms},
                             {"concurrent_ms", streams.concurrent_ms},
                             {"verified", streams.verified}}}};
-    io::write_file_atomically(bo.json_path, out.dump(2) + "\n");
+    report::write_file_atomically(bo.json_path, out.dump(2) + "\n");
   }
   if (!all_ok) {
     fmt::print(stderr, "bench life: a kernel disagreed with the CPU reference or with the other kernels\n");

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `streampipe bench mandelbrot`: pixel-iterations per second of the float and double
 // kernels on two views (the whole set, and a deep detail where most pixels iterate long),
 // against the device's arithmetic issue bound, with the host reference's rate alongside.
@@ -14,7 +15,7 @@
 
 #include "streampipe/cuda/device_buffer.hpp"
 #include "streampipe/cuda/event.hpp"
-#include "streampipe/io/atomic_file.hpp"
+#include "streampipe/report/atomic_file.hpp"
 #include "streampipe/report/host_info.hpp"
 #include "streampipe/report/statistics.hpp"
 #include "streampipe/report/table.hpp"
@@ -169,7 +170,7 @@ int run_bench_mandelbrot(const BenchOptions& bo, std::uint32_t scale_percent) {
                           {"warmup", bo.warmup},
                           {"views", jviews},
                           {"results", results}};
-    io::write_file_atomically(bo.json_path, out.dump(2) + "\n");
+    report::write_file_atomically(bo.json_path, out.dump(2) + "\n");
   }
   if (!all_ok) {
     fmt::print(stderr, "bench mandelbrot: the double kernel differs from the host double reference\n");

@@ -1,9 +1,10 @@
+// SPDX-License-Identifier: Apache-2.0
 // `streampipe bench streams`: the classic stream experiments against their peers.
 
 #include "commands.hpp"
 #include "stream_experiments.hpp"
 
-#include "streampipe/io/atomic_file.hpp"
+#include "streampipe/report/atomic_file.hpp"
 #include "streampipe/report/host_info.hpp"
 
 #include <fmt/format.h>
@@ -45,7 +46,7 @@ Command add_bench_streams(CLI::App& parent) {
             nlohmann::json j = run_stream_experiments(*c, verified);
             j["host"] = report::describe_host();
             j["benchmark"] = "streams";
-            if (!common->json_path.empty()) io::write_file_atomically(common->json_path, j.dump(2) + "\n");
+            if (!common->json_path.empty()) report::write_file_atomically(common->json_path, j.dump(2) + "\n");
             if (!verified) fmt::print(stderr, "streampipe: some outputs did not match their CPU reference\n");
             return verified ? 0 : 1;
           }};

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Each subcommand lives in its own file and registers itself:
 //   STREAMPIPE_COMMAND(add_info);        // Command add_info(CLI::App& parent)

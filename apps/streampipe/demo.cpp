@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `streampipe demo`: the main job on a fresh machine. Describes the host and GPUs with a
 // short bandwidth measurement, then runs a self-check that exercises the core layer end to
 // end (pool, streams, events, copies, kernels, graphs) and verifies every result.
@@ -8,7 +9,7 @@
 #include "stream_experiments.hpp"
 
 #include "streampipe/cuda/device.hpp"
-#include "streampipe/io/atomic_file.hpp"
+#include "streampipe/report/atomic_file.hpp"
 
 #include <fmt/format.h>
 
@@ -52,7 +53,7 @@ Command add_demo(CLI::App& app) {
             fmt::print("\nshort bench (full version: streampipe bench streams)\n");
             bool verified = true;
             const auto results = run_stream_experiments(bench, verified);
-            io::write_file_atomically(options->out_dir + "/bench.json", results.dump(2) + "\n");
+            report::write_file_atomically(options->out_dir + "/bench.json", results.dump(2) + "\n");
             fmt::print("\nwrote {0}/bench.json, and for each engine run {0}/<run>.trace.json (Chrome trace: open in "
                        "https://ui.perfetto.dev) and {0}/<run>.svg (Gantt chart)\n",
                        options->out_dir);

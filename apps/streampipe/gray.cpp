@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `streampipe gray INPUT... -o OUTDIR`: PNG and JPEG files (or folders of them) to 8-bit
 // grayscale with BT.601 luma (OpenCV's cvtColor rounding). Decoding and encoding run on host
 // worker threads inside the engine's host stages, the conversion on the GPU (or the host
@@ -9,7 +10,7 @@
 #include "report_option.hpp"
 
 #include "streampipe/cuda/device.hpp"
-#include "streampipe/io/atomic_file.hpp"
+#include "streampipe/report/atomic_file.hpp"
 #include "streampipe/report/host_info.hpp"
 #include "streampipe/tools/gray.hpp"
 #include "streampipe/tools/gray_plan.hpp"
@@ -145,14 +146,14 @@ int run_gray(const GrayOptions& o, const ReportOptions& report_options) {
     fmt::print("{}", gray_time_table(s));
     if (s.failed) fmt::print("  {} file(s) failed (each named on stderr above)\n", s.failed);
   }
-  const io::Overwrite overwrite = o.force ? io::Overwrite::allow : io::Overwrite::refuse;
+  const report::Overwrite overwrite = o.force ? report::Overwrite::allow : report::Overwrite::refuse;
   if (!o.trace_path.empty() || !o.gantt_path.empty()) {
     pipeline::Timeline timeline;
     for (const auto& r : s.records) timeline.add(r);
     if (!o.trace_path.empty())
-      io::write_file_atomically(o.trace_path, timeline.chrome_trace("streampipe gray").dump() + "\n", overwrite);
+      report::write_file_atomically(o.trace_path, timeline.chrome_trace("streampipe gray").dump() + "\n", overwrite);
     if (!o.gantt_path.empty())
-      io::write_file_atomically(o.gantt_path, timeline.gantt_svg(fmt::format("streampipe gray: {} files on {}",
+      report::write_file_atomically(o.gantt_path, timeline.gantt_svg(fmt::format("streampipe gray: {} files on {}",
                                                                             jobs.size(), s.device)),
                                 overwrite);
   }
@@ -162,7 +163,7 @@ int run_gray(const GrayOptions& o, const ReportOptions& report_options) {
     j["format"] = io::to_string(*format);
     j["output_dir"] = o.output_dir;
     j["host"] = report::describe_host();
-    io::write_file_atomically(o.json_path, j.dump(2) + "\n", overwrite);
+    report::write_file_atomically(o.json_path, j.dump(2) + "\n", overwrite);
   }
   emit_report(report_options, gray_latency_run(s), "gray", o.force);
   return s.failed > 0 ? 1 : 0;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `streampipe bench gray`: the whole gray tool (read + decode, luma, encode + atomic write)
 // over a folder of generated photo-like images, on the GPU backend and on the host backend
 // with the same worker threads (the CPU-only run of the same tool), in images/s. With JPEG
@@ -16,7 +17,7 @@
 #include "gray_report.hpp"
 
 #include "streampipe/cuda/device.hpp"
-#include "streampipe/io/atomic_file.hpp"
+#include "streampipe/report/atomic_file.hpp"
 #include "streampipe/ops/rgb_to_gray.hpp"
 #include "streampipe/report/host_info.hpp"
 #include "streampipe/report/statistics.hpp"
@@ -172,7 +173,7 @@ int run_bench_gray(const BenchOptions& bo, const GrayBenchOptions& g) {
     const io::Image rgb = gray::photo_like(width, height, static_cast<std::uint32_t>(i + 1));
     const auto data = *in_format == io::ImageFormat::jpeg ? io::encode_jpeg(rgb, 90) : io::encode_png(rgb);
     jobs[i].input = in_dir / fmt::format("img-{:04}.{}", i, *in_format == io::ImageFormat::jpeg ? "jpg" : "png");
-    io::write_file_atomically(jobs[i].input, data);
+    report::write_file_atomically(jobs[i].input, data);
     in_bytes += data.size();
     // The reference starts from what the tool will decode (JPEG is lossy).
     const io::Image decoded = io::decode_image(data, {}, jobs[i].input.string());
@@ -334,7 +335,7 @@ int run_bench_gray(const BenchOptions& bo, const GrayBenchOptions& g) {
                           {"runs", bo.runs},
                           {"warmup", bo.warmup},
                           {"results", results}};
-    io::write_file_atomically(bo.json_path, out.dump(2) + "\n");
+    report::write_file_atomically(bo.json_path, out.dump(2) + "\n");
   }
   if (!all_ok) {
     fmt::print(stderr, "bench gray: outputs differ from the reference or files failed\n");

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "gray_latency.hpp"
 
 #include "streampipe/pipeline/timeline_latency.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The gray tool's run as a latency report: one query per converted image (one engine item),
 // placed by pipeline::timeline_queries from the engine's timeline and results. Failed files

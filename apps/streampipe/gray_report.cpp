@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Report of a gray run: time split table and JSON (see gray_report.hpp).
 
 #include "gray_report.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The gray run's report, shared by `streampipe gray` and `streampipe bench gray`: the
 // "where the time went" table (host decode and encode, H2D, compute, D2H, device share) and

@@ -1,9 +1,10 @@
+// SPDX-License-Identifier: Apache-2.0
 // `streampipe info`: the GPUs and the measured limits every other report is held against.
 
 #include "commands.hpp"
 #include "info_report.hpp"
 
-#include "streampipe/io/atomic_file.hpp"
+#include "streampipe/report/atomic_file.hpp"
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>

@@ -1,8 +1,9 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "info_report.hpp"
 
 #include "commands.hpp"
 #include "streampipe/cuda/bandwidth.hpp"
-#include "streampipe/io/atomic_file.hpp"
+#include "streampipe/report/atomic_file.hpp"
 #include "streampipe/pipeline/host_copy.hpp"
 #include "streampipe/report/host_info.hpp"
 #include "streampipe/report/table.hpp"
@@ -134,7 +135,7 @@ int run_info(const InfoOptions& o, nlohmann::json* json_out) {
     if (o.json_path == "-")
       fmt::print("{}\n", out.dump(2));
     else
-      io::write_file_atomically(o.json_path, out.dump(2) + "\n");
+      report::write_file_atomically(o.json_path, out.dump(2) + "\n");
   }
   if (json_out != nullptr) *json_out = std::move(out);
   return 0;

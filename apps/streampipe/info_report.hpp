@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The body of `info`, shared with `demo` (which runs a shorter measurement).
 

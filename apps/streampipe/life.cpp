@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `streampipe life`: Conway's Life on a torus. Random boards or pattern files (.rle,
 // .cells) placed at an offset; one of three GPU kernels, several universes at once on
 // their own streams, or the host backend without a GPU. Outputs: population per
@@ -7,7 +8,7 @@
 #include "report_option.hpp"
 
 #include "streampipe/cuda/device.hpp"
-#include "streampipe/io/atomic_file.hpp"
+#include "streampipe/report/atomic_file.hpp"
 #include "streampipe/io/image.hpp"
 #include "streampipe/report/host_info.hpp"
 #include "streampipe/report/table.hpp"
@@ -80,7 +81,7 @@ struct Universe {
 void write_snapshot(const LifeOptions& o, std::size_t index, std::uint64_t generation, const Board& board) {
   const fs::path path = fs::path(o.output_dir) / fmt::format("life-u{}-g{:06}.png", index, generation);
   io::write_image(path, render_image(board, o.scale), io::ImageFormat::png, 90,
-                  o.force ? io::Overwrite::allow : io::Overwrite::refuse);
+                  o.force ? report::Overwrite::allow : report::Overwrite::refuse);
 }
 
 unsigned terminal_columns(unsigned& lines) {
@@ -271,7 +272,7 @@ int run_life(const LifeOptions& o, const ReportOptions& report_options) {
     if (o.population_path == "-")
       fmt::print("{}", text);
     else
-      io::write_file_atomically(o.population_path, text, o.force ? io::Overwrite::allow : io::Overwrite::refuse);
+      report::write_file_atomically(o.population_path, text, o.force ? report::Overwrite::allow : report::Overwrite::refuse);
   }
   if (!o.json_path.empty()) {
     nlohmann::json j = {{"tool", "life"},
@@ -288,7 +289,7 @@ int run_life(const LifeOptions& o, const ReportOptions& report_options) {
                         {"cell_updates_per_s", updates / (compute_ms / 1e3)},
                         {"final_populations", nlohmann::json::array()}};
     for (const auto& u : universes) j["final_populations"].push_back(u.populations.back());
-    io::write_file_atomically(o.json_path, j.dump(2) + "\n", o.force ? io::Overwrite::allow : io::Overwrite::refuse);
+    report::write_file_atomically(o.json_path, j.dump(2) + "\n", o.force ? report::Overwrite::allow : report::Overwrite::refuse);
   }
   if (timed) {
     report::LatencyRun run;

@@ -1,7 +1,11 @@
+// SPDX-License-Identifier: Apache-2.0
 // streampipe: move batches of data through NVIDIA GPUs at the speed of the hardware.
 
 #include "commands.hpp"
 #include "streampipe/cuda/error.hpp"
+#include "streampipe/version.hpp"
+
+#include <cuda_runtime_api.h>
 
 #include <fmt/format.h>
 
@@ -24,7 +28,8 @@ int main(int argc, char** argv) {
       "streampipe: overlap host<->device copies and kernels across CUDA streams, and measure "
       "where the time goes.\nWithout a GPU the tools run on the host backend (slowly)."};
   app.require_subcommand(1);
-  app.set_version_flag("--version", "streampipe 0.1.0");
+  app.set_version_flag("--version", fmt::format("streampipe {} (built with CUDA {}.{})", streampipe::version_string,
+                                                CUDART_VERSION / 1000, CUDART_VERSION % 1000 / 10));
 
   std::vector<Command> commands;
   for (const CommandFactory factory : command_registry()) commands.push_back(factory(app));

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `streampipe mandelbrot`: a PNG of the Mandelbrot set computed on the GPU in float or
 // double (or on the host without a GPU), checked against the host double reference: the
 // number of differing pixels is reported, and how many of them lie on escape boundaries.
@@ -8,7 +9,7 @@
 #include "streampipe/cuda/device.hpp"
 #include "streampipe/cuda/device_buffer.hpp"
 #include "streampipe/cuda/event.hpp"
-#include "streampipe/io/atomic_file.hpp"
+#include "streampipe/report/atomic_file.hpp"
 #include "streampipe/io/image.hpp"
 #include "streampipe/report/host_info.hpp"
 #include "streampipe/tools/mandelbrot.hpp"
@@ -181,11 +182,11 @@ int run_mandelbrot(const MandelbrotOptions& o, const ReportOptions& report_optio
   }
   if (!o.output.empty()) {
     io::write_image(o.output, colorize(counts, p.width, p.height, p.max_iterations), io::ImageFormat::png, 90,
-                    o.force ? io::Overwrite::allow : io::Overwrite::refuse);
+                    o.force ? report::Overwrite::allow : report::Overwrite::refuse);
     fmt::print("  wrote {}\n", o.output);
   }
   if (!o.json_path.empty())
-    io::write_file_atomically(o.json_path, j.dump(2) + "\n", o.force ? io::Overwrite::allow : io::Overwrite::refuse);
+    report::write_file_atomically(o.json_path, j.dump(2) + "\n", o.force ? report::Overwrite::allow : report::Overwrite::refuse);
   if (report_options.wanted()) {
     report::LatencyRun run;
     run.name = fmt::format("mandelbrot {}x{}, {} iterations, {} on {}; query = one image", p.width, p.height,

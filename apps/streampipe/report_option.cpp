@@ -1,8 +1,9 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "report_option.hpp"
 
 #include "commands.hpp"
 
-#include "streampipe/io/atomic_file.hpp"
+#include "streampipe/report/atomic_file.hpp"
 #include "streampipe/report/host_info.hpp"
 
 #include <fmt/format.h>
@@ -39,7 +40,7 @@ void emit_report(const ReportOptions& options, const report::LatencyRun& run, co
     j["tool"] = tool;
     j["query"] = options.query;
     j["host"] = report::describe_host();
-    io::write_file_atomically(options.json_path, j.dump(1) + "\n", force ? io::Overwrite::allow : io::Overwrite::refuse);
+    report::write_file_atomically(options.json_path, j.dump(1) + "\n", force ? report::Overwrite::allow : report::Overwrite::refuse);
   }
 }
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // `--report` and `--report-json FILE` for any tool: the trtexec-style latency report of
 // report/latency_report.hpp over the tool's queries (what one query is differs per tool and

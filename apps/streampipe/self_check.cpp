@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "self_check.hpp"
 
 #include "streampipe/cuda/device_buffer.hpp"

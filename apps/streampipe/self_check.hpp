@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // A short, verified end-to-end exercise of the library, printed as a table of checks.
 // Returns 0 when every check passed, 1 otherwise.

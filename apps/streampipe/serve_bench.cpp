@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `streampipe serve-bench` (also `streampipe bench serve`): a bf16 MLP on cuBLASLt served
 // through the dynamic batcher to a closed-loop concurrency sweep, in three modes side by
 // side: one request at a time (plain launches, one lane), dynamic batching with plain
@@ -9,18 +10,18 @@
 #include "serve_bench_load.hpp"
 #include "serve_bench_svg.hpp"
 
-#include "streampipe/batching/batcher.hpp"
-#include "streampipe/batching/host_executor.hpp"
-#include "streampipe/batching/mlp_reference.hpp"
+#include "streampipe/serving/batcher.hpp"
+#include "streampipe/serving/host_executor.hpp"
+#include "streampipe/serving/mlp_reference.hpp"
 #include "streampipe/cuda/device.hpp"
-#include "streampipe/io/atomic_file.hpp"
+#include "streampipe/report/atomic_file.hpp"
 #include "streampipe/report/host_info.hpp"
 #include "streampipe/report/latency_report.hpp"
 #include "streampipe/report/statistics.hpp"
 #include "streampipe/report/table.hpp"
 #if defined(STREAMPIPE_HAVE_CUBLAS)
-#include "streampipe/batching/gpu_executor.hpp"
-#include "streampipe/batching/mlp_model.hpp"
+#include "streampipe/serving/gpu_executor.hpp"
+#include "streampipe/serving/mlp_model.hpp"
 #endif
 
 #include <fmt/format.h>
@@ -36,7 +37,7 @@
 namespace streampipe::cli {
 namespace {
 
-using namespace streampipe::batching;
+using namespace streampipe::serving;
 
 struct ServeOptions {
   std::string layers = "4096,4096,4096,4096,4096";
@@ -476,8 +477,8 @@ int run_serve_bench(const ServeOptions& so, const BenchOptions& bo) {
 #endif
   out["targets"] = targets;
 
-  if (!bo.json_path.empty()) io::write_file_atomically(bo.json_path, out.dump(2) + "\n");
-  if (!so.report_json.empty()) io::write_file_atomically(so.report_json, report_runs.dump() + "\n");
+  if (!bo.json_path.empty()) report::write_file_atomically(bo.json_path, out.dump(2) + "\n");
+  if (!so.report_json.empty()) report::write_file_atomically(so.report_json, report_runs.dump() + "\n");
   if (!so.svg_path.empty()) {
     std::vector<serve::PlotSeries> series;
     for (const auto& mode : modes) {
@@ -487,7 +488,7 @@ int run_serve_bench(const ServeOptions& so, const BenchOptions& bo) {
           s.points.push_back({p.latency.p99, p.qps.median, open_loop ? static_cast<int>(p.rate) : p.clients});
       series.push_back(std::move(s));
     }
-    io::write_file_atomically(so.svg_path,
+    report::write_file_atomically(so.svg_path,
                               serve::throughput_latency_svg(fmt::format("{} on {}", model_name, device_name), series));
   }
   if (verification_failed) {

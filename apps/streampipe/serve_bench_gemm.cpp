@@ -1,7 +1,8 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "serve_bench_gemm.hpp"
 
 #if defined(STREAMPIPE_HAVE_CUBLAS)
-#include "streampipe/batching/mlp_reference.hpp"
+#include "streampipe/serving/mlp_reference.hpp"
 #include "streampipe/cuda/device_buffer.hpp"
 #include "streampipe/cuda/error.hpp"
 #include "streampipe/cuda/event.hpp"
@@ -17,7 +18,7 @@
 
 namespace streampipe::cli::serve {
 
-MlpRate measure_mlp_rate(const Device& device, batching::MlpModel& model, const InputPool& pool, std::size_t rows,
+MlpRate measure_mlp_rate(const Device& device, serving::MlpModel& model, const InputPool& pool, std::size_t rows,
                          std::size_t lanes, int runs) {
   const CurrentDeviceGuard guard(device);
   const std::size_t in = model.input_size(), out = model.output_size();
@@ -74,7 +75,7 @@ MlpRate measure_mlp_rate(const Device& device, batching::MlpModel& model, const 
   for (std::size_t r = 0; r < rows; ++r) {
     double e = 0;
     const std::span<const float> got(h_out.data() + r * out, out);
-    if (!batching::mlp_output_matches(got, pool.expected[r % pool.rows.size()], 0.03, &e)) rate.verified = false;
+    if (!serving::mlp_output_matches(got, pool.expected[r % pool.rows.size()], 0.03, &e)) rate.verified = false;
     rate.worst_error = std::max(rate.worst_error, e);
   }
   return rate;
@@ -85,10 +86,10 @@ namespace {
 // Consecutive layers with the same problem share one search result.
 struct LayerGroup {
   std::size_t first = 0, last = 0;
-  const batching::GemmChoice* choice = nullptr;
+  const serving::GemmChoice* choice = nullptr;
 };
 
-std::vector<LayerGroup> group_layers(const std::vector<batching::GemmChoice>& gemms) {
+std::vector<LayerGroup> group_layers(const std::vector<serving::GemmChoice>& gemms) {
   std::vector<LayerGroup> groups;
   for (std::size_t i = 0; i < gemms.size(); ++i) {
     const auto& c = gemms[i];
@@ -107,18 +108,18 @@ std::vector<LayerGroup> group_layers(const std::vector<batching::GemmChoice>& ge
 double pct(double tflops, double peak) { return peak > 0 ? 100.0 * tflops / peak : 0.0; }
 
 // The time the search minimized: alone, or per GEMM with the lanes busy.
-double chosen_us(const batching::GemmChoice& c) { return c.lanes > 1 ? c.busy_us : c.us; }
+double chosen_us(const serving::GemmChoice& c) { return c.lanes > 1 ? c.busy_us : c.us; }
 
 // The least memory traffic of a GEMM (A, B and D once), as GB/s: the yardstick of small
 // batches, which stream the weights and are bound by HBM bandwidth.
-double gbps(const batching::GemmChoice& c) {
+double gbps(const serving::GemmChoice& c) {
   const double bytes = 2.0 * static_cast<double>(c.in * c.out + c.in * c.rows + c.out * c.rows);
   return c.us > 0 ? bytes / (c.us * 1e-6) / 1e9 : 0.0;
 }
 
 }  // namespace
 
-std::string gemm_choice_table(const batching::MlpModel& model, double peak_tflops) {
+std::string gemm_choice_table(const serving::MlpModel& model, double peak_tflops) {
   report::Table t({"batch", "lanes", "layers", "in -> out", "epilogue", "algo", "tile", "stages", "opt", "cluster",
                    "split-K", "us alone", "us busy", "TFLOP/s", "% of peak", "GB/s", "heuristic #0 us", "gain",
                    "sm90 us", "timed"});
@@ -151,7 +152,7 @@ std::string gemm_choice_table(const batching::MlpModel& model, double peak_tflop
                            peak_tflops));
 }
 
-nlohmann::json gemm_choices_json(const batching::MlpModel& model, double peak_tflops) {
+nlohmann::json gemm_choices_json(const serving::MlpModel& model, double peak_tflops) {
   nlohmann::json layers = nlohmann::json::array();
   for (const auto& [rows, lanes] : model.gemm_plans()) {
     const auto choices = model.gemm_choices(rows, lanes);

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // serve-bench's compute-only figures: the MLP's forward pass at a fixed batch size, and its
 // layers' GEMMs alone (chained as in the pass, the float <-> bf16 conversions left out),
@@ -10,7 +11,7 @@
 #if defined(STREAMPIPE_HAVE_CUBLAS)
 #include "serve_bench_load.hpp"
 
-#include "streampipe/batching/mlp_model.hpp"
+#include "streampipe/serving/mlp_model.hpp"
 #include "streampipe/report/statistics.hpp"
 
 #include <nlohmann/json.hpp>
@@ -30,7 +31,7 @@ struct MlpRate {
   double worst_error = 0;
 };
 
-[[nodiscard]] MlpRate measure_mlp_rate(const Device& device, batching::MlpModel& model, const InputPool& pool,
+[[nodiscard]] MlpRate measure_mlp_rate(const Device& device, serving::MlpModel& model, const InputPool& pool,
                                        std::size_t rows, std::size_t lanes, int runs);
 
 // The GEMM configurations the model's search chose, for every batch size and lane count a
@@ -38,8 +39,8 @@ struct MlpRate {
 // and epilogue on one row: time per GEMM alone and with the lanes busy, TFLOP/s and % of
 // `peak_tflops` by the time the choice minimized, and the heuristic's first answer timed
 // the same way.
-[[nodiscard]] std::string gemm_choice_table(const batching::MlpModel& model, double peak_tflops);
-[[nodiscard]] nlohmann::json gemm_choices_json(const batching::MlpModel& model, double peak_tflops);
+[[nodiscard]] std::string gemm_choice_table(const serving::MlpModel& model, double peak_tflops);
+[[nodiscard]] nlohmann::json gemm_choices_json(const serving::MlpModel& model, double peak_tflops);
 
 }  // namespace streampipe::cli::serve
 #endif

@@ -1,6 +1,7 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "serve_bench_load.hpp"
 
-#include "streampipe/batching/mlp_reference.hpp"
+#include "streampipe/serving/mlp_reference.hpp"
 
 #include <algorithm>
 #include <atomic>
@@ -15,7 +16,7 @@
 
 namespace streampipe::cli::serve {
 
-using batching::Clock;
+using serving::Clock;
 using Ms = std::chrono::duration<double, std::milli>;
 
 void InputPool::pin() {
@@ -41,8 +42,8 @@ OutputRows::OutputRows(std::size_t count, std::size_t size, bool pinned) : size_
   }
 }
 
-batching::Request make_request(const InputPool& pool, std::size_t row, std::span<float> out) {
-  batching::Request r{pool.input(row), out};
+serving::Request make_request(const InputPool& pool, std::size_t row, std::span<float> out) {
+  serving::Request r{pool.input(row), out};
   r.pinned = pool.pinned();
   return r;
 }
@@ -61,7 +62,7 @@ struct Tally {
   explicit Tally(std::size_t window_count) : windows(window_count, 0) {}
 
   // Counts a completed request; false when it failed.
-  bool count(const batching::RequestResult& r, Clock::time_point submit, Clock::time_point done,
+  bool count(const serving::RequestResult& r, Clock::time_point submit, Clock::time_point done,
              const LoadResult& bounds, Clock::duration window) {
     ++completed;
     if (!r.ok()) {
@@ -78,7 +79,7 @@ struct Tally {
   void verify(std::span<const float> out, std::span<const float> expected) {
     double e = 0;
     ++verified;
-    if (!batching::mlp_output_matches(out, expected, 0.03, &e)) ++mismatched;
+    if (!serving::mlp_output_matches(out, expected, 0.03, &e)) ++mismatched;
     worst = std::max(worst, e);
   }
   void merge_into(LoadResult& result, std::vector<std::size_t>& per_window) const {
@@ -99,7 +100,7 @@ std::size_t row_of(std::size_t client, std::size_t i, const InputPool& pool) {
 
 void poison(std::span<float> out) { std::fill(out.begin(), out.end(), std::numeric_limits<float>::quiet_NaN()); }
 
-LoadResult run_threads(batching::DynamicBatcher& batcher, const InputPool& pool, const LoadOptions& o,
+LoadResult run_threads(serving::DynamicBatcher& batcher, const InputPool& pool, const LoadOptions& o,
                        LoadResult result, Clock::duration window, std::vector<std::size_t>& per_window) {
   // Threads start before the clock does, so creating 256 of them is not measured.
   const auto start = result.measure_begin - window * o.warmup_windows;
@@ -184,7 +185,7 @@ class Verifier {
 // runs the callbacks on its lanes (what one batch's callbacks submit is queued together).
 class AsyncClients {
  public:
-  AsyncClients(batching::DynamicBatcher& batcher, const InputPool& pool, const LoadOptions& o,
+  AsyncClients(serving::DynamicBatcher& batcher, const InputPool& pool, const LoadOptions& o,
                const LoadResult& bounds, Clock::duration window)
       : batcher_(batcher), pool_(pool), options_(o), bounds_(bounds), window_(window),
         verifier_(pool, static_cast<std::size_t>(o.windows)),
@@ -223,9 +224,9 @@ class AsyncClients {
     c.row = row_of(c.id, c.i, pool_);
     if (c.i % options_.verify_every == 0) poison(c.out);
     c.submit = Clock::now();
-    batcher_.submit(make_request(pool_, c.row, c.out), [this, &c](batching::RequestResult&& r) { done(c, r); });
+    batcher_.submit(make_request(pool_, c.row, c.out), [this, &c](serving::RequestResult&& r) { done(c, r); });
   }
-  void done(Client& c, const batching::RequestResult& r) {
+  void done(Client& c, const serving::RequestResult& r) {
     const auto now = Clock::now();
     const bool ok = c.tally.count(r, c.submit, now, bounds_, window_);
     if (ok && c.i % options_.verify_every == 0) verifier_.check(c.row, c.out);
@@ -239,7 +240,7 @@ class AsyncClients {
     if (--running_ == 0) cv_.notify_all();
   }
 
-  batching::DynamicBatcher& batcher_;
+  serving::DynamicBatcher& batcher_;
   const InputPool& pool_;
   const LoadOptions& options_;
   const LoadResult& bounds_;
@@ -254,7 +255,7 @@ class AsyncClients {
 
 }  // namespace
 
-LoadResult run_closed_loop(batching::DynamicBatcher& batcher, const InputPool& pool, const LoadOptions& o) {
+LoadResult run_closed_loop(serving::DynamicBatcher& batcher, const InputPool& pool, const LoadOptions& o) {
   const auto window = std::chrono::duration_cast<Clock::duration>(Ms(o.window_ms));
   const auto lead = o.model == ClientModel::sync
                         ? std::chrono::milliseconds(20) + std::chrono::microseconds(50) * o.clients
@@ -275,7 +276,7 @@ LoadResult run_closed_loop(batching::DynamicBatcher& batcher, const InputPool& p
   return result;
 }
 
-OpenLoopResult run_open_loop(batching::DynamicBatcher& batcher, const InputPool& pool, double rate, std::size_t slots,
+OpenLoopResult run_open_loop(serving::DynamicBatcher& batcher, const InputPool& pool, double rate, std::size_t slots,
                              const LoadOptions& o) {
   const auto window = std::chrono::duration_cast<Clock::duration>(Ms(o.window_ms));
   const auto interval = std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(1.0 / rate));
@@ -288,7 +289,7 @@ OpenLoopResult run_open_loop(batching::DynamicBatcher& batcher, const InputPool&
 
   struct InFlight {
     std::size_t index, slot, row;
-    std::future<batching::RequestResult> future;
+    std::future<serving::RequestResult> future;
   };
   std::mutex mu;
   std::condition_variable cv;
@@ -309,7 +310,7 @@ OpenLoopResult run_open_loop(batching::DynamicBatcher& batcher, const InputPool&
         in_flight.pop_front();
       }
       const auto r = f.future.get();
-      if (r.status == batching::RequestStatus::queue_full) {
+      if (r.status == serving::RequestStatus::queue_full) {
         ++tally.completed;
         ++result.rejected;
       } else if (tally.count(r, r.submitted, r.completed, load, window) && f.index % o.verify_every == 0) {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // serve-bench's closed-loop load (perf_analyzer's concurrency mode): N clients, each with
 // one request outstanding, submitting the next when it completes. Two client models:
@@ -10,7 +11,7 @@
 // them. A sample of requests is checked against precomputed references, their outputs
 // poisoned before submit.
 
-#include "streampipe/batching/batcher.hpp"
+#include "streampipe/serving/batcher.hpp"
 #include "streampipe/cuda/pinned_buffer.hpp"
 
 #include <cstddef>
@@ -46,7 +47,7 @@ class OutputRows {
 };
 
 // The request of input row `row` into `out`, pinned when the pool is.
-[[nodiscard]] batching::Request make_request(const InputPool& pool, std::size_t row, std::span<float> out);
+[[nodiscard]] serving::Request make_request(const InputPool& pool, std::size_t row, std::span<float> out);
 
 enum class ClientModel { sync, async };
 
@@ -67,10 +68,10 @@ struct LoadResult {
   std::string first_error;
   std::size_t verified = 0, mismatched = 0;
   double worst_error = 0;           // largest error / allowance among verified outputs
-  batching::Clock::time_point measure_begin, measure_end;
+  serving::Clock::time_point measure_begin, measure_end;
 };
 
-[[nodiscard]] LoadResult run_closed_loop(batching::DynamicBatcher& batcher, const InputPool& pool,
+[[nodiscard]] LoadResult run_closed_loop(serving::DynamicBatcher& batcher, const InputPool& pool,
                                          const LoadOptions& options);
 
 }  // namespace streampipe::cli::serve
@@ -88,7 +89,7 @@ struct OpenLoopResult {
   std::size_t sent = 0, dropped = 0, rejected = 0;
 };
 
-[[nodiscard]] OpenLoopResult run_open_loop(batching::DynamicBatcher& batcher, const InputPool& pool, double rate,
+[[nodiscard]] OpenLoopResult run_open_loop(serving::DynamicBatcher& batcher, const InputPool& pool, double rate,
                                            std::size_t slots, const LoadOptions& options);
 
 }  // namespace streampipe::cli::serve

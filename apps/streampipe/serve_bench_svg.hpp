@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // serve-bench's plot: throughput (requests/s, linear) against p99 latency (ms, log scale),
 // one polyline per mode, one marker per concurrency level. Plain SVG, no dependencies.

@@ -1,9 +1,10 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "stream_experiments.hpp"
 
 #include "streampipe/cuda/bandwidth.hpp"
 #include "streampipe/cuda/device_buffer.hpp"
 #include "streampipe/cuda/pinned_pool.hpp"
-#include "streampipe/io/atomic_file.hpp"
+#include "streampipe/report/atomic_file.hpp"
 #include "streampipe/ops/affine.hpp"
 #include "streampipe/ops/multiply_divide.hpp"
 #include "streampipe/ops/pipeline_ops.hpp"
@@ -90,8 +91,8 @@ void poison_with_complement(std::byte* out, const std::byte* ref, std::size_t n)
 void write_trace(const StreamExperimentConfig& c, Engine& engine, const std::string& name) {
   if (c.trace_dir.empty()) return;
   const auto base = std::filesystem::path(c.trace_dir) / name;
-  io::write_file_atomically(base.string() + ".trace.json", engine.timeline().chrome_trace(name).dump() + "\n");
-  io::write_file_atomically(base.string() + ".svg", engine.timeline().gantt_svg(name + "\n" + engine.describe()));
+  report::write_file_atomically(base.string() + ".trace.json", engine.timeline().chrome_trace(name).dump() + "\n");
+  report::write_file_atomically(base.string() + ".svg", engine.timeline().gantt_svg(name + "\n" + engine.describe()));
 }
 
 EngineOptions engine_options(bool gpu, int device, int lanes, int depth = 2) {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The classic stream experiments, side by side with what a user would write instead:
 //   gray     N RGB 1920x1080 images -> gray: naive loop, one stream per image, engine

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // An independent link probe written the plain way (no streampipe code): cudaMemcpyAsync
 // between pinned host memory and the device, timed with events, median of N runs after
 // warm-up (and the best run). `streampipe info` must agree with it within 5%.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A probe of the two things that bound the engine's stream experiments, written the plain
 // way (no streampipe code), printing one JSON object per measurement:
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // nvJPEG behind RAII handles (see gpu_jpeg_decoder.hpp). Single-phase nvjpegDecode per state:
 // the state keeps nvJPEG's pinned and device work buffers between images, so after the
 // first images of the largest size a decode allocates nothing.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "streampipe/io/image.hpp"
 
 #include "image_codecs.hpp"
@@ -103,7 +104,7 @@ void write_image(const std::filesystem::path& path, const Image& image, ImageFor
   if (overwrite == Overwrite::refuse && std::filesystem::exists(path))
     throw std::runtime_error(fmt::format("{}: exists (not overwritten)", path.string()));
   const auto bytes = format == ImageFormat::png ? encode_png(image) : encode_jpeg(image, jpeg_quality);
-  write_file_atomically(path, bytes, overwrite);
+  report::write_file_atomically(path, bytes, overwrite);
 }
 
 namespace detail {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Private to src/io: the libpng and libjpeg back ends behind decode_image/encode_*.
 // Each throws ImageError(source, reason) for bad data.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // JPEG through libjpeg-turbo. libjpeg's default error_exit calls exit(); ours longjmps back
 // to the setjmp in the function that called into the library. As with PNG, the functions
 // that call setjmp hold only trivially destructible locals; C++ objects live in callers.

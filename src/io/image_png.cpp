@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // PNG through libpng. libpng reports errors by calling our error function, which must not
 // return; it longjmps back to the setjmp in the function that made the call. So every
 // function that calls setjmp holds only trivially destructible locals, allocation happens

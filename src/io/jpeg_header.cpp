@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // JPEG marker walk up to the first scan (see jpeg_header.hpp). Segment layout from ITU-T
 // T.81 annex B, APP0 from JFIF 1.02, APP14 from Adobe's technical note 5116.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // SP_NVJPEG_CHECK(call): throws io::NvjpegError naming the call, file:line and the status.
 

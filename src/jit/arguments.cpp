@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "streampipe/jit/arguments.hpp"
 
 #include "streampipe/jit/errors.hpp"

@@ -1,6 +1,7 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "streampipe/jit/disk_cache.hpp"
 
-#include "streampipe/io/atomic_file.hpp"
+#include "streampipe/report/atomic_file.hpp"
 #include "streampipe/jit/errors.hpp"
 #include "streampipe/jit/sha256.hpp"
 
@@ -313,7 +314,7 @@ CacheLoad DiskCache::load(const CacheKey& key) const {
 std::string DiskCache::store(const CacheKey& key, const CompileResult& result) const {
   try {
     const std::string bytes = encode_entry(key, result);
-    io::write_file_atomically(entry_path(key), std::string_view(bytes));
+    report::write_file_atomically(entry_path(key), std::string_view(bytes));
     return {};
   } catch (const std::exception& e) {
     return e.what();

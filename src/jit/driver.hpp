@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The CUDA driver API, loaded lazily through the runtime (cudaGetDriverEntryPointByVersion)
 // so that nothing links libcuda: the library and the CLI start on machines with no driver,

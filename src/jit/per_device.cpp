@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "streampipe/jit/per_device.hpp"
 
 #include "streampipe/jit/module.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "streampipe/ops/pipeline_ops.hpp"
 
 #include "streampipe/ops/affine.hpp"

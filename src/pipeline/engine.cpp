@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The engine's orchestration, identical for both backends:
 //
 //   submit() --(slot free? else wait: backpressure)--> dispatch

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A lane on the GPU: one non-blocking stream with its device buffers, grown in stream order.
 // Per slot: four timing events (start, inputs in, compute done, outputs out; "inputs in" and
 // "outputs out" blocking-sync, so the threads that wait for them sleep instead of spinning)

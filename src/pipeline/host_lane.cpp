@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A lane on the host backend: a thread that performs the slot's copies with memcpy and runs
 // the operation's host form. Slots complete in the order they were enqueued, as on a stream.
 

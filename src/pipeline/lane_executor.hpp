@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The device phase of one slot on one lane: copies in, the operation, copies out, timed.
 // GpuLane enqueues on a CUDA stream and waits on an event; HostLane runs the same steps on

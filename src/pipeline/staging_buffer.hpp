@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Host staging memory owned by a slot: pinned blocks from the process-wide pool on the GPU
 // backend (so DMA runs at full speed and repeated runs pay cudaMallocHost once), plain

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The host staging blocks that a slot's input is copied into before the DMA reads it:
 // pinned blocks from the process-wide pool on the GPU backend, plain memory on the host

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Timeline exports. Rows: one per copy direction (a single DMA engine each), one per lane
 // for compute, and one for the host workers' staging. Chrome-trace "X" events carry times in
 // microseconds; Perfetto and chrome://tracing open the file as it is.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "worker_pool.hpp"
 
 namespace streampipe::pipeline::detail {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // A fixed set of host threads running posted tasks in FIFO order. The engine uses it for
 // staging copies and host stages, so they overlap with the device work of other items.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "streampipe/report/host_info.hpp"
 
 #include <cuda_runtime_api.h>

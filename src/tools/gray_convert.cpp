@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The gray tool's run: one engine item per file, decode and encode on host workers, the
 // luma conversion on the lanes (see gray.hpp).
 
@@ -5,7 +6,7 @@
 
 #include "streampipe/cuda/device.hpp"
 #include "streampipe/cuda/nvtx.hpp"
-#include "streampipe/io/atomic_file.hpp"
+#include "streampipe/report/atomic_file.hpp"
 #include "streampipe/ops/pipeline_ops.hpp"
 #include "streampipe/tools/gray_pixels.hpp"
 
@@ -123,7 +124,7 @@ RunSummary convert(std::span<const Job> jobs, const Options& o) {
   summary.device = engine.backend() == pipeline::Backend::gpu ? Device(o.device).name() : std::string("host");
   summary.engine = engine.describe();
 
-  const io::Overwrite overwrite = o.force ? io::Overwrite::allow : io::Overwrite::refuse;
+  const report::Overwrite overwrite = o.force ? report::Overwrite::allow : report::Overwrite::refuse;
   const auto t0 = std::chrono::steady_clock::now();
   for (std::size_t i = 0; i < jobs.size(); ++i) {
     FileResult* file = &summary.files[i];
@@ -160,7 +161,7 @@ RunSummary convert(std::span<const Job> jobs, const Options& o) {
       const auto encoded = o.format == io::ImageFormat::png
                                ? io::encode_png(gray, {.compression = o.png_compression, .interlaced = false})
                                : io::encode_jpeg(gray, o.jpeg_quality);
-      io::write_file_atomically(file->output, encoded, overwrite);
+      report::write_file_atomically(file->output, encoded, overwrite);
       file->bytes_out = encoded.size();
     };
     (void)engine.submit(std::move(item));

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The gray tool's choice of decoder per file (see gray_decode.hpp). Anything doubtful goes to
 // the CPU decoder, which either decodes it as the --decode cpu path does or reports the file
 // with the same reason.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // --decode gpu: nvJPEG on the lanes' streams (see gray_gpu_decode.hpp).
 
 #include "gray_gpu_decode.hpp"

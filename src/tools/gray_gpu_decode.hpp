@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The gray tool's --decode gpu (built with nvJPEG only). A host worker reads the file; a JPEG
 // that gpu_decode_refusal() accepts is copied as it is into the item's pinned staging input,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Decoded images of every layout -> 8-bit RGB for the luma kernel (see gray_pixels.hpp).
 
 #include "streampipe/tools/gray_pixels.hpp"

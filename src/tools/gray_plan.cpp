@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Input discovery and output naming for the gray tool (see gray_plan.hpp).
 
 #include "streampipe/tools/gray_plan.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Photo-like synthetic images (see gray_synthetic.hpp).
 
 #include "streampipe/tools/gray_synthetic.hpp"

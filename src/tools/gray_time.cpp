@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Where a gray run's time went, from the engine's timeline records (see gray.hpp).
 
 #include "streampipe/tools/gray.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The three Life kernels and their helpers. Every kernel wraps toroidally and handles any
 // width and height >= 1 (tiles and words that run past the edge are clipped or masked).
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Private to src/tools: launchers for the Life kernels (life_kernels.cu). Each enqueues on
 // `stream` and checks the launch. Layouts: bytes = height rows of width bytes (0/1);

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "mandelbrot_escape.hpp"
 #include "streampipe/cuda/launch.hpp"
 #include "streampipe/tools/mandelbrot.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Private to src/tools: the escape-count iteration shared by host and device, written so
 // that both round every operation separately (the device through __dmul_rn/__dadd_rn and

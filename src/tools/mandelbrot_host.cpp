@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The host reference and backend. Compiled with -ffp-contract=off (src/tools/CMakeLists.txt)
 // so that no multiply-add is fused: the results are the device's, bit for bit.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "streampipe/cuda/device_buffer.hpp"
 #include "streampipe/cuda/graph.hpp"
 #include "support/gpu.hpp"

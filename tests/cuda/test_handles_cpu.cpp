@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Compile-time contracts of the handles, and the parts that need no device.
 
 #include "streampipe/cuda/device.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Kernels used by the launch tests (compiled by nvcc; the tests themselves are host code).
 #include "test_kernels.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A kernel that writes through a wild pointer corrupts the context: the error must come
 // back as a sticky CudaError, and later calls must keep failing (never silently cleared).
 #include "streampipe/cuda/device_buffer.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // JPEG files of the kinds a decoder must tell apart, made at test time from libjpeg-turbo's
 // baseline output by editing its markers (only the headers are read from the edited files).

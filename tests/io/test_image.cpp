@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Image I/O: files written here directly with libpng/libjpeg in every variant are read back
 // through streampipe::io, our encoders round-trip, and bad input throws ImageError naming
 // the source.

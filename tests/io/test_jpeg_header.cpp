@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // JPEG marker walk: sizes, coding process, precision, components, Adobe transform and
 // completeness of libjpeg-turbo files and edited copies; malformed data is refused.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // PNG encoding choices (filter, zlib strategy, level): every combination decodes to the
 // exact input pixels, the filter asked for is the one in the file (checked by inflating
 // the IDAT stream and reading each row's filter byte), the strategy reaches zlib, and the

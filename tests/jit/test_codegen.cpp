@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Code generation of ElementwiseKernel and ReductionKernel without a device: parameter
 // parsing, vectorization planning, argument packing, and the generated sources compiled by
 // NVRTC for sm_90.

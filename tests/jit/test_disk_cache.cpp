@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The disk cache without a device: keys, hit/miss, corruption, truncation, atomic writes,
 // concurrent writers (threads and processes), unwritable directories, the environment.
 #include "streampipe/jit/disk_cache.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // ElementwiseKernel and ReductionKernel on a device against CPU references, on random data
 // of odd sizes, through both the vectorized (aligned) and the plain (misaligned) paths.
 #include "support/gpu.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Modules on a device: load, typed and untyped launches, error paths, the caches.
 #include "support/gpu.hpp"
 

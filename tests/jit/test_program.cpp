@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // NVRTC runs on the CPU: these compile real kernels without a device.
 #include "streampipe/jit/errors.hpp"
 #include "streampipe/jit/program.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "streampipe/cuda/device_buffer.hpp"
 #include "streampipe/ops/affine.hpp"
 #include "streampipe/ops/multiply_divide.hpp"

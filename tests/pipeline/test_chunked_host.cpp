@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "streampipe/ops/rgb_to_gray.hpp"
 #include "streampipe/pipeline/chunked.hpp"
 #include "streampipe/pipeline/planner.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The engine on the GPU: exact results against CPU references from pageable, pinned and
 // registered memory, batching, graph replay, chunking, errors naming their item.
 

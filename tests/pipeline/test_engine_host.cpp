@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The engine's logic on the host backend: ordering, backpressure, batching, host stages,
 // errors that name their item, cancellation. The same code drives the GPU lanes.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The host backend's lane: it reports a slot's copies in as done before the slot's
 // operation has finished, which is when the engine may lend that staging block again.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The engine's input staging pool: the budget bounds what is lent, a waiting acquire takes
 // back the oldest block whose copies are enqueued (and only such a block), one lease is
 // always granted, stop() wakes waiters, stale leases are ignored, budget 0 keeps a block

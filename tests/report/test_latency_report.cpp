@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #include "streampipe/report/latency_report.hpp"
 
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # Shared by the CLI test scripts (source it after setting `cli`): runs the test in a fresh
 # temporary folder removed on exit, and counts failures for the script's final verdict:
 #   expect STATUS DESCRIPTION -- command...   the command exits with STATUS

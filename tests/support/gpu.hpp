@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // GPU tests call SP_REQUIRE_GPU() first. Without a usable device they are reported as
 // skipped (CTest shows "Skipped"), not passed. With STREAMPIPE_REQUIRE_GPU=1 in the

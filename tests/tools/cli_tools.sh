@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The life and mandelbrot commands end to end (on the GPU when there is one, else on the
 # host backend): known patterns, outputs written, and exit status 2 for every bad input.
 set -uo pipefail

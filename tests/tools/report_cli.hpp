@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Runs the streampipe executable in a fresh temporary folder and reads what --report and
 // --report-json produced, for the CPU (host backend) and GPU report tests.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The gray tool's library on the host backend: pixel layouts to RGB, planning (name
 // mirroring, recursion, collisions, existing outputs), and whole runs over files of every
 // variant with outputs compared pixel by pixel, failures named, --force.

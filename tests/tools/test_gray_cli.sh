@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # `streampipe gray` end to end (GPU when there is one, else the host backend): name mirroring,
 # recursion, formats, --force, bad files named with exit status 1, usage errors with exit 2,
 # JSON / trace / Gantt outputs. Pixel values are checked by the C++ tests (test_gray*.cpp).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // --decode: names, the build's nvJPEG flag, which files nvJPEG is given (and why not), and the
 // options convert() refuses before any work.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Test inputs for the gray tool, generated at test time: images of every layout the tool
 // accepts (odd sizes, random pixels), written as PNG or JPEG into a temporary folder, and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The gray tool on the GPU backend: every input variant through the device kernel gives the
 // host reference exactly; bad files fail alone; several lanes and many files of odd sizes.
 

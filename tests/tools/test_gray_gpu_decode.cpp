@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // --decode gpu (built with nvJPEG): nvJPEG's RGB against libjpeg-turbo's on photo-like JPEGs
 // of odd sizes (max and mean gray difference printed, held to the documented tolerance), and
 // whole runs against --decode cpu: same files ok, PNGs identical, JPEGs within the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The bit-packed step's word logic (the same functions the GPU kernel runs) on the host,
 // against the byte-per-cell reference, exactly, for widths around multiples of 64.
 

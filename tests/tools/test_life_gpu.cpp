@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Every kernel against the CPU reference, exactly, on random boards of odd sizes (widths
 // below, at and around multiples of 64 for the bit-packed kernel), plus the device random
 // fill, populations, and several universes on their own streams at once.

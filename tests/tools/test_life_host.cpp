@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The CPU reference against hand-computed cases and known patterns, and its threads.
 
 #include "streampipe/tools/life.hpp"

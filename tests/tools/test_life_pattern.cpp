@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Pattern files: RLE and plaintext parsing, rule checks, errors with line numbers, placing.
 
 #include "streampipe/tools/life.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Mandelbrot: the host reference against known points, parameter errors, the comparison,
 // the colour map.
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The Mandelbrot kernels against the host, bit for bit at each precision (poisoned output).
 
 #include "streampipe/cuda/device_buffer.hpp"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // --report and --report-json of gray, life and mandelbrot on the host backend.
 #include "report_cli.hpp"
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // --report-json of gray, life and mandelbrot on the GPU: the device stages each tool has are
 // filled from CUDA events for every query, the others stay empty.
 #include "report_cli.hpp"

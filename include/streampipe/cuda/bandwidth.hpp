@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Measures the physical limits every report is held against: pinned H2D and D2H, both
 // directions at once, pageable H2D and D2H (plain cudaMemcpy), and device-to-device copy.

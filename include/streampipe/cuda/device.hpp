@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // A GPU named by explicit index. Properties are read once per device and cached for the
 // process. Device::count() never throws for "no GPU here": it returns 0, and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Owning device allocations. DeviceBuffer<T> uses cudaMalloc/cudaFree (synchronous, for
 // long-lived buffers); StreamOrderedBuffer<T> uses cudaMallocAsync/cudaFreeAsync on a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Every CUDA runtime call goes through SP_CUDA_CHECK. A failure throws CudaError carrying
 // the status, its name, the call's text and file:line. The message is formatted only on

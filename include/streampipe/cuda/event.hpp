@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Owning CUDA event. Timing events measure intervals between two records on the GPU
 // (resolution about 0.5 us); non-timing events are cheaper and serve only for ordering.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // CUDA graphs by stream capture. GraphCapture begins capturing a stream; end() returns the
 // captured Graph. GraphExec is the instantiated, launchable form; update() swaps in a graph

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Launch configuration from problem size and device limits, and a checked launch.
 //   auto cfg = LaunchConfig::for_elements(device, n, 256);

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Scoped NVTX range for Nsight Systems timelines. Compiles to nothing when the build has
 // no NVTX (reported at configure time).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Page-locked host memory. PinnedBuffer<T> owns a cudaMallocHost allocation (expensive:
 // about 0.5 ms per MiB; reuse it, or take blocks from PinnedPool). HostRegistration pins

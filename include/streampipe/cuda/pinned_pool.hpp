@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // A thread-safe pool of page-locked host blocks. cudaMallocHost of 1 GiB takes about half a
 // second, so staging memory is allocated once and reused: acquire() hands out a PinnedBlock

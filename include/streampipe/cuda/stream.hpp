@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Stream is the owning handle (creates and destroys a cudaStream_t); StreamRef is a
 // non-owning view that every enqueueing function takes. Neither converts from 0 or

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // JPEG decoding on the GPU with nvJPEG (compiled only when configure finds it:
 // STREAMPIPE_HAVE_NVJPEG). GpuJpegDecoder owns the library handle for one device and is

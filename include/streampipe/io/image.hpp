@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Images in memory and on disk (PNG through libpng, JPEG through libjpeg-turbo).
 //
@@ -14,7 +15,7 @@
 // unsupported, too large - throws ImageError naming the source (file name or "<memory>")
 // and the reason; the C libraries never exit() or print.
 
-#include "streampipe/io/atomic_file.hpp"
+#include "streampipe/report/atomic_file.hpp"
 
 #include <cstddef>
 #include <cstdint>
@@ -27,6 +28,7 @@
 #include <vector>
 
 namespace streampipe::io {
+using report::Overwrite;
 
 enum class ImageFormat { png, jpeg };
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The structure of a JPEG file read from its markers, without decoding it: enough to decide
 // whether a GPU decoder may take the file (coding process, sample precision, components,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Host arguments of generated kernels, checked at run time against the parameter list the
 // kernel was generated from (the list is a string, so the compiler cannot check them):

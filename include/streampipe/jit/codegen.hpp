@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Source generation shared by ElementwiseKernel and ReductionKernel, separate from any
 // device so it is tested on the CPU.

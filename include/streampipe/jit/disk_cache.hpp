@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The content-keyed disk cache of compiled programs.
 // Key: SHA-256 of the key material = a format version, NVRTC's version, the architecture,

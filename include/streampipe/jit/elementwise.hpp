@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // A kernel generated from a parameter list and a per-element operation (PyCUDA's and
 // CuPy's ElementwiseKernel):

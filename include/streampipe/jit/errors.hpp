@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The runtime-kernel errors. Each message says what failed and names the input:
 //   CompileError  NVRTC rejected a program: the full log and the offending source lines,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // A compiled program loaded on one device, and its kernels.
 //   Module m(gpu, compile(program, default_arch(gpu)));       // or load_module() (cached)

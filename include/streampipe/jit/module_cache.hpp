@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Compile-or-load with both caches:
 //   Module m = load_module(gpu, program);   // memory cache, then disk cache, then NVRTC

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // What a generated kernel (elementwise, reduction) keeps per device: its loaded module and
 // kernels, built once per device on first use and shared by every later launch. Thread-safe;

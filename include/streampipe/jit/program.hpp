@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // An NVRTC program that owns all its strings, and its compilation.
 //   Program p("saxpy.cu", source);

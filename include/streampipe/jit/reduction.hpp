@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // A reduction generated from expressions (CuPy's ReductionKernel):
 //   ReductionKernel sum("float", "const float* x", "x[i]", "a + b", "0.0f");

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // SHA-256 (FIPS 180-4), the strong hash behind the kernel cache's keys and checksums.
 // Incremental: update() any number of times, then digest() once. Self-contained so the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // y = a * x + b over float arrays: the light, memory-bound kernel used to measure how close
 // a chunked pipeline gets to the copy engines' limit (its device time is a few percent of

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The 200-array lesson's kernel: multiply each element by 2 and divide it by 2, `repeats`
 // times (so out == in for finite inputs, with real work done). The lesson launches it with

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The lessons' kernels as pipeline operations, each with its device form (enqueued on the
 // lane's stream) and its host form (for the host backend).

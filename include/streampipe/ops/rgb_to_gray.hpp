@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Interleaved 8-bit RGB to 8-bit luma with BT.601 weights, in the fixed-point form OpenCV's
 // cvtColor(RGB2GRAY) uses: Y = (4899 R + 9617 G + 1868 B + 8192) >> 14 (weights 0.299,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // One large host array processed in chunks: the classic "split the data, one stream per
 // part". Records are the unit of division (a pixel of 3 bytes in and 1 out, a float in and

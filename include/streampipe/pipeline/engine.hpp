@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The pipeline engine: items go host -> device -> host on several lanes (a lane is a stream
 // with its device buffers, or a thread on the host backend), overlapping both copy

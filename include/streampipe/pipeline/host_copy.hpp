@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Host-side copies into and out of pinned staging memory. Staging pageable data is the
 // pipeline's host bottleneck: one thread's memcpy reaches a fraction of the PCIe link, so

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // An item is one unit of work through the pipeline: host input -> device -> host output.
 // Input and output may be pageable, pinned or registered memory; pageable data is staged

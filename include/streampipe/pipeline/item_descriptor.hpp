@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Where one item of a batch lives in the batch's input and output regions, in bytes. The
 // engine uploads an array of these with each batch so that one kernel launch can cover all

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The operation the pipeline applies to every batch. `device` enqueues work on the lane's
 // stream (a kernel, a library call, a runtime-compiled kernel) and must not synchronize;

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Chooses lanes, chunk size and batching from the measured link bandwidth and a short probe
 // of the operation on the device, and says why:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Every stage of every item, on one clock: milliseconds since the engine started. Device
 // stages come from CUDA events placed on the host clock through a reference event; host

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The pipeline engine's run as trtexec-style queries (report/latency_report.hpp): one
 // QueryRecord per item that finished, from the engine's timeline and its ItemResults.

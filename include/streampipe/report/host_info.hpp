@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // What the host is: CPU model, cores, memory, CUDA runtime and driver versions. Printed by
 // `info` and recorded in every JSON result so a figure always names its machine.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // A trtexec-style latency/throughput report built from plain per-query records, so any
 // tool (the batcher, the pipeline engine, a benchmark loop) can feed it. A query is one

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Summary statistics of a sample (latencies, stage times, bandwidths): the figures a
 // trtexec-style report prints. Percentiles use linear interpolation between closest ranks

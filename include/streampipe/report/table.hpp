@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Plain-text tables for terminal reports: columns sized to their widest cell, numbers
 // right-aligned, an optional title. Every tool prints its results through this.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The gray tool's work: image files -> 8-bit grayscale files, through the pipeline engine.
 // Each file is one item: a host worker decodes it into the staging memory as 8-bit RGB

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Where the gray tool decodes JPEG files. `cpu`: host workers decode every file with
 // libjpeg-turbo / libpng. `gpu` (builds with nvJPEG, GPU backend only): host workers only read

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // What the gray tool feeds the GPU: every decoded image becomes interleaved 8-bit RGB, so one
 // kernel (ops::rgb_to_gray) serves every input variant.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Which files the gray tool converts and where each result goes, decided before any work.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Photo-like test images for the gray tool's benchmark and examples: smooth colour gradients,
 // a few filled shapes with soft edges, and sensor-like noise - content that compresses like a

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Conway's Game of Life (rule B3/S23) on a toroidal board: the host side.
 //

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The bit-packed Life step, word by word: shared by the GPU kernel and a host version
 // (step_bitpacked_host) that tests the same logic without a GPU.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Pictures of a Life board: a gray image (live cells white on black, each cell `scale`
 // pixels square) for PNG snapshots and animation frames, and a text view for terminals

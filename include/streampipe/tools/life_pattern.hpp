@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Life pattern files: RLE (.rle, the format of LifeWiki and Golly: header
 // "x = W, y = H, rule = B3/S23", runs of b/o/$, ending with !) and plaintext (.cells:

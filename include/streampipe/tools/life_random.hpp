@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The random fill shared by host and device: a cell's state is a pure function of
 // (seed, cell index, density), so a GPU fills exactly the board random_board() builds on

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // A Life universe resident on one GPU, advanced by one of three kernels on its own stream:
 //   global_memory  the lesson's kernel: one thread per cell, eight neighbour loads from

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The Mandelbrot set: escape counts per pixel, on the GPU in float or double and on the
 // host (the double reference), a colour map to an RGB image, and a comparison that says

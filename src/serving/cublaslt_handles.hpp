@@ -1,0 +1,74 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+// Internal: cuBLASLt status checks and owning handles for the MLP and the GEMM peak probe.
+
+#include <cublasLt.h>
+#include <fmt/format.h>
+
+#include <memory>
+#include <stdexcept>
+#include <type_traits>
+
+namespace streampipe::serving::detail {
+
+[[noreturn]] inline void throw_cublas(cublasStatus_t status, const char* call, const char* file, int line) {
+  throw std::runtime_error(fmt::format("cuBLASLt error {} ({}) in {} at {}:{}", cublasLtGetStatusName(status),
+                                       cublasLtGetStatusString(status), call, file, line));
+}
+
+#define SP_CUBLAS_CHECK(call)                                                                   \
+  do {                                                                                          \
+    const cublasStatus_t sp_cublas_status_ = (call);                                            \
+    if (sp_cublas_status_ != CUBLAS_STATUS_SUCCESS) [[unlikely]]                                \
+      ::streampipe::serving::detail::throw_cublas(sp_cublas_status_, #call, __FILE__, __LINE__); \
+  } while (0)
+
+template <typename Handle, cublasStatus_t (*Destroy)(Handle)>
+struct CublasDeleter {
+  void operator()(Handle h) const noexcept { (void)Destroy(h); }  // destructors never throw
+};
+
+using LtHandle = std::unique_ptr<std::remove_pointer_t<cublasLtHandle_t>, CublasDeleter<cublasLtHandle_t, cublasLtDestroy>>;
+using MatmulDesc = std::unique_ptr<std::remove_pointer_t<cublasLtMatmulDesc_t>,
+                                   CublasDeleter<cublasLtMatmulDesc_t, cublasLtMatmulDescDestroy>>;
+using MatrixLayout = std::unique_ptr<std::remove_pointer_t<cublasLtMatrixLayout_t>,
+                                     CublasDeleter<cublasLtMatrixLayout_t, cublasLtMatrixLayoutDestroy>>;
+using MatmulPreference = std::unique_ptr<std::remove_pointer_t<cublasLtMatmulPreference_t>,
+                                         CublasDeleter<cublasLtMatmulPreference_t, cublasLtMatmulPreferenceDestroy>>;
+
+inline LtHandle make_handle() {
+  cublasLtHandle_t h = nullptr;
+  SP_CUBLAS_CHECK(cublasLtCreate(&h));
+  return LtHandle(h);
+}
+
+// bf16 inputs/outputs, fp32 accumulation and scale; D = op(A) · B with op(A) = A^T.
+inline MatmulDesc make_tn_desc() {
+  cublasLtMatmulDesc_t d = nullptr;
+  SP_CUBLAS_CHECK(cublasLtMatmulDescCreate(&d, CUBLAS_COMPUTE_32F, CUDA_R_32F));
+  MatmulDesc desc(d);
+  const cublasOperation_t ta = CUBLAS_OP_T, tb = CUBLAS_OP_N;
+  SP_CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(d, CUBLASLT_MATMUL_DESC_TRANSA, &ta, sizeof(ta)));
+  SP_CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(d, CUBLASLT_MATMUL_DESC_TRANSB, &tb, sizeof(tb)));
+  return desc;
+}
+
+// Column-major bf16 matrix of rows × cols with leading dimension ld.
+inline MatrixLayout make_layout(std::uint64_t rows, std::uint64_t cols, std::int64_t ld) {
+  cublasLtMatrixLayout_t l = nullptr;
+  SP_CUBLAS_CHECK(cublasLtMatrixLayoutCreate(&l, CUDA_R_16BF, rows, cols, ld));
+  return MatrixLayout(l);
+}
+
+inline MatmulPreference make_preference(std::size_t workspace_bytes) {
+  cublasLtMatmulPreference_t p = nullptr;
+  SP_CUBLAS_CHECK(cublasLtMatmulPreferenceCreate(&p));
+  MatmulPreference pref(p);
+  const std::uint64_t ws = workspace_bytes;
+  SP_CUBLAS_CHECK(cublasLtMatmulPreferenceSetAttribute(p, CUBLASLT_MATMUL_PREF_MAX_WORKSPACE_BYTES, &ws, sizeof(ws)));
+  return pref;
+}
+
+constexpr std::size_t kWorkspaceBytes = std::size_t{32} << 20;  // what cuBLAS suggests for Hopper
+
+}  // namespace streampipe::serving::detail
