@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: Apache-2.0
-# Required and optional dependencies. The libraries need CUDA, fmt, nlohmann-json, libpng and
-# libjpeg; CLI11 only the command-line tool and the benchmarks, GoogleTest only the tests.
+# Required and optional dependencies. The libraries need CUDA, fmt, nlohmann-json, libpng,
+# libjpeg and OpenSSL's libcrypto (jit's cache keys); CLI11 only the command-line tool and
+# the benchmarks, GoogleTest only the tests.
 # Optional ones are detected here, defined as STREAMPIPE_HAVE_<NAME> on the layer that uses
 # them, and reported at the end of configure.
 
@@ -11,6 +12,7 @@ find_package(fmt REQUIRED)
 find_package(nlohmann_json 3.10 REQUIRED)
 find_package(PNG REQUIRED)
 find_package(JPEG REQUIRED)
+find_package(OpenSSL REQUIRED COMPONENTS Crypto)
 include(StreampipeCudaLibraries)
 if(STREAMPIPE_BUILD_CLI OR STREAMPIPE_BUILD_BENCH)
   find_package(CLI11 CONFIG REQUIRED)

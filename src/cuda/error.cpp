@@ -9,25 +9,63 @@
 namespace streampipe {
 namespace {
 
-std::string format_message(cudaError_t status, const char* call, const char* file, int line) {
-  std::string msg = fmt::format("CUDA error {} ({}): {}\n  in {}\n  at {}:{}",
-                                cudaGetErrorName(status), static_cast<int>(status),
-                                cudaGetErrorString(status), call, file, line);
-  if (CudaError::is_sticky(status))
-    msg += "\n  this error is sticky: the CUDA context is unusable and the process must exit";
+constexpr const char* sticky_note = "  this error is sticky: the CUDA context is unusable and the process must exit";
+
+std::string text(const char* s) { return s != nullptr ? std::string(s) : std::string(); }
+
+std::string format_message(const char* api, int status, const std::string& status_name, const std::string& description,
+                           const std::string& call, const std::string& file, int line, const std::string& detail) {
+  std::string msg = fmt::format("{} error {} ({})", api, status_name, status);
+  if (!description.empty()) msg += fmt::format(": {}", description);
+  if (!call.empty()) msg += fmt::format("\n  in {}", call);
+  if (!file.empty()) msg += fmt::format("\n  at {}:{}", file, line);
+  if (!detail.empty()) msg += fmt::format("\n{}", detail);
   return msg;
 }
 
 }  // namespace
 
-CudaError::CudaError(cudaError_t status, const char* call, const char* file, int line)
-    : std::runtime_error(format_message(status, call, file, line)),
-      status_(status),
-      call_(call),
-      file_(file),
-      line_(line) {}
+const char* Error::name_of(Api api) noexcept {
+  switch (api) {
+    case Api::cuda_runtime: return "CUDA runtime";
+    case Api::cuda_driver: return "CUDA driver";
+    case Api::nvrtc: return "NVRTC";
+    case Api::nvjpeg: return "nvJPEG";
+    case Api::cublaslt: return "cuBLASLt";
+  }
+  return "unknown API";
+}
 
-const char* CudaError::name() const noexcept { return cudaGetErrorName(status_); }
+Error::Error(Failure failure)
+    : std::runtime_error(format_message(name_of(failure.api), failure.status, failure.status_name,
+                                        failure.description, failure.call, failure.file, failure.line,
+                                        failure.detail)),
+      fields_(std::make_shared<const Fields>(
+          Fields{std::move(failure.status_name), std::move(failure.call), std::move(failure.file)})),
+      api_(failure.api),
+      status_(failure.status),
+      line_(failure.line) {}
+
+CudaError::CudaError(cudaError_t status, const char* call, const char* file, int line)
+    : Error({.api = Api::cuda_runtime,
+             .status = static_cast<int>(status),
+             .status_name = cudaGetErrorName(status),
+             .description = cudaGetErrorString(status),
+             .call = text(call),
+             .file = text(file),
+             .line = line,
+             .detail = is_sticky(status) ? sticky_note : ""}) {}
+
+DriverError::DriverError(int status, std::string status_name, std::string description, std::string call,
+                         const char* file, int line)
+    : Error({.api = Api::cuda_driver,
+             .status = status,
+             .status_name = std::move(status_name),
+             .description = std::move(description),
+             .call = std::move(call),
+             .file = text(file),
+             .line = line,
+             .detail = {}}) {}
 
 bool CudaError::is_sticky(cudaError_t status) noexcept {
   switch (status) {

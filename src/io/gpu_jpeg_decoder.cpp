@@ -11,6 +11,7 @@
 
 #include <cstdio>
 #include <optional>
+#include <stdexcept>
 
 namespace streampipe::io {
 
@@ -31,12 +32,20 @@ const char* nvjpeg_status_name(int status) noexcept {
   }
 }
 
+NvjpegError::NvjpegError(int status, const char* call, const char* file, int line)
+    : Error({.api = Api::nvjpeg,
+             .status = status,
+             .status_name = nvjpeg_status_name(status),
+             .description = {},
+             .call = call != nullptr ? call : "",
+             .file = file != nullptr ? file : "",
+             .line = line,
+             .detail = {}}) {}
+
 namespace detail {
 
 void throw_nvjpeg_error(nvjpegStatus_t status, const char* call, const char* file, int line) {
-  throw NvjpegError(static_cast<int>(status),
-                    fmt::format("nvJPEG error {} ({}) in {} at {}:{}", nvjpeg_status_name(status),
-                                static_cast<int>(status), call, file, line));
+  throw NvjpegError(static_cast<int>(status), call, file, line);
 }
 
 void report_nvjpeg_error(nvjpegStatus_t status, const char* call, const char* file, int line) noexcept {

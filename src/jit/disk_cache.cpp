@@ -3,7 +3,8 @@
 
 #include "streampipe/report/atomic_file.hpp"
 #include "streampipe/jit/errors.hpp"
-#include "streampipe/jit/sha256.hpp"
+
+#include "sha256.hpp"
 
 #include <fmt/format.h>
 
@@ -88,7 +89,7 @@ std::optional<DiskHeader> header_on_disk(const fs::path& path) {
   const auto hashed_at = fs::file_time_type::clock::now();
   auto contents = read_file(path);
   if (!contents) return std::nullopt;
-  DiskHeader header{Sha256::hex(Sha256::of(*contents)), includes_of(*contents)};
+  DiskHeader header{detail::to_hex(detail::sha256(*contents)), includes_of(*contents)};
   const std::lock_guard lock(mutex);
   (*memo)[key] = Entry{size, mtime, hashed_at, header};
   return header;
@@ -210,7 +211,7 @@ CacheKey cache_key(const Program& program, const std::string& arch) {
   for (const auto& l : disk_lines) m.str(l);
   CacheKey key;
   key.material = std::move(m.bytes());
-  key.hex = Sha256::hex(Sha256::of(key.material));
+  key.hex = detail::to_hex(detail::sha256(key.material));
   return key;
 }
 
@@ -230,7 +231,7 @@ std::string encode_entry(const CacheKey& key, const CompileResult& r) {
     w.str(name);
   }
   w.str(std::string_view(reinterpret_cast<const char*>(r.binary.data()), r.binary.size()));
-  const auto sum = Sha256::of(w.bytes());
+  const auto sum = detail::sha256(w.bytes());
   w.raw(std::string_view(reinterpret_cast<const char*>(sum.data()), sum.size()));
   return std::move(w.bytes());
 }
@@ -239,7 +240,7 @@ CompileResult decode_entry(const std::string& bytes, const CacheKey& key) {
   if (bytes.size() < sizeof magic + 32) throw JitError(fmt::format("truncated: {} bytes", bytes.size()));
   if (std::memcmp(bytes.data(), magic, sizeof magic) != 0) throw JitError("not a streampipe kernel cache entry");
   const std::string_view body(bytes.data(), bytes.size() - 32);
-  const auto sum = Sha256::of(body);
+  const auto sum = detail::sha256(body);
   if (std::memcmp(sum.data(), bytes.data() + body.size(), 32) != 0)
     throw JitError("checksum mismatch (corrupt or truncated)");
   Reader r(body);

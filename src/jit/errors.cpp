@@ -2,11 +2,13 @@
 #include "streampipe/jit/errors.hpp"
 
 #include <fmt/format.h>
+#include <nvrtc.h>
 
 #include <algorithm>
 #include <cctype>
 #include <set>
 #include <sstream>
+#include <utility>
 #include <vector>
 
 namespace streampipe::jit {
@@ -56,17 +58,32 @@ std::string numbered_source_excerpt(const std::string& program_name, const std::
   return out;
 }
 
-CompileError::CompileError(std::string program_name, std::string log, const std::string& source)
-    : JitError(fmt::format("NVRTC could not compile {}:\n{}\n{} (lines named by the log marked >):\n{}",
-                           program_name, log, program_name,
-                           numbered_source_excerpt(program_name, log, source))),
-      program_name_(std::move(program_name)),
-      log_(std::move(log)) {}
+NvrtcError::NvrtcError(int status, std::string call, std::string program_name, const std::string& log,
+                       const char* file, int line)
+    : NvrtcError({.api = Api::nvrtc,
+                  .status = status,
+                  .status_name = nvrtcGetErrorString(static_cast<nvrtcResult>(status)),
+                  .description = fmt::format("program {}", program_name),
+                  .call = std::move(call),
+                  .file = file != nullptr ? file : "",
+                  .line = line,
+                  .detail = log},
+                 program_name) {}
 
-DriverError::DriverError(int status, const std::string& call, const std::string& error_name,
-                         const std::string& error_text, const char* file, int line)
-    : JitError(fmt::format("CUDA driver call {} failed at {}:{}: {} ({}): {}", call, file, line,
-                           error_name, status, error_text)),
-      status_(status) {}
+NvrtcError::NvrtcError(Failure failure, std::string program_name)
+    : Error(std::move(failure)), program_name_(std::make_shared<const std::string>(std::move(program_name))) {}
+
+CompileError::CompileError(std::string program_name, std::string log, const std::string& source, std::string call)
+    : NvrtcError({.api = Api::nvrtc,
+                  .status = NVRTC_ERROR_COMPILATION,
+                  .status_name = nvrtcGetErrorString(NVRTC_ERROR_COMPILATION),
+                  .description = fmt::format("could not compile {}", program_name),
+                  .call = std::move(call),
+                  .file = {},
+                  .line = 0,
+                  .detail = fmt::format("{}\n{} (lines named by the log marked >):\n{}", log, program_name,
+                                        numbered_source_excerpt(program_name, log, source))},
+                 program_name),
+      log_(std::make_shared<const std::string>(std::move(log))) {}
 
 }  // namespace streampipe::jit

@@ -1,13 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "streampipe/jit/module.hpp"
 
-#include "driver.hpp"
-
 #include "streampipe/cuda/error.hpp"
+
+#include "../cuda/driver_api.hpp"
 
 #include <fmt/format.h>
 
 #include <cstdio>
+#include <stdexcept>
 
 namespace streampipe::jit {
 
@@ -80,7 +81,7 @@ Module::Module(const Device& device, CompileResult compiled) {
     SP_CUDA_CHECK(cudaFree(nullptr));  // creates the primary context if needed
     SP_CU_CHECK(d.ctx_get_current(&state->context));
     if (state->context == nullptr)
-      throw JitError(fmt::format("no CUDA context is current for device {}", device.index()));
+      throw std::runtime_error(fmt::format("no CUDA context is current for device {}", device.index()));
     const CUresult status = d.module_load_data(&state->module, compiled.binary.data());
     if (status != CUDA_SUCCESS) {
       const std::string call = fmt::format("cuModuleLoadData({}, {} for {}, device {})", compiled.program_name,

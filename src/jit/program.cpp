@@ -11,14 +11,17 @@
 #include <cstdlib>
 #include <filesystem>
 #include <memory>
+#include <source_location>
 #include <stdexcept>
 
 namespace streampipe::jit {
 namespace {
 
-void check(nvrtcResult status, const char* call, const std::string& program) {
-  if (status != NVRTC_SUCCESS)
-    throw JitError(fmt::format("{} failed for {}: {}", call, program, nvrtcGetErrorString(status)));
+// file:line name the call site.
+void check(nvrtcResult status, const char* call, const std::string& program,
+           const std::source_location where = std::source_location::current()) {
+  if (status != NVRTC_SUCCESS) [[unlikely]]
+    throw NvrtcError(static_cast<int>(status), call, program, {}, where.file_name(), static_cast<int>(where.line()));
 }
 
 struct ProgramDeleter {
@@ -102,10 +105,12 @@ CompileResult compile(const Program& program, const std::string& arch) {
   result.log.resize(log_size);
   if (log_size > 0) check(nvrtcGetProgramLog(raw, result.log.data()), "nvrtcGetProgramLog", program.name());
   while (!result.log.empty() && (result.log.back() == '\0' || result.log.back() == '\n')) result.log.pop_back();
-  if (status == NVRTC_ERROR_COMPILATION) throw CompileError(program.name(), result.log, program.source());
-  if (status != NVRTC_SUCCESS)
-    throw JitError(fmt::format("nvrtcCompileProgram failed for {} with options [{}]: {}\n{}", program.name(),
-                               fmt::join(opts, " "), nvrtcGetErrorString(status), result.log));
+  if (status != NVRTC_SUCCESS) {
+    std::string call = fmt::format("nvrtcCompileProgram({}, options [{}])", program.name(), fmt::join(opts, " "));
+    if (status == NVRTC_ERROR_COMPILATION)
+      throw CompileError(program.name(), result.log, program.source(), std::move(call));
+    throw NvrtcError(static_cast<int>(status), std::move(call), program.name(), result.log, __FILE__, __LINE__);
+  }
 
   for (const auto& e : program.name_expressions()) {
     const char* lowered = nullptr;
@@ -153,7 +158,7 @@ const std::vector<int>& nvrtc_supported_archs() {
 
 std::string arch_for(int sm) {
   const auto& archs = nvrtc_supported_archs();
-  if (archs.empty()) throw JitError("NVRTC reports no supported architectures");
+  if (archs.empty()) throw std::runtime_error("NVRTC reports no supported architectures");
   if (std::find(archs.begin(), archs.end(), sm) != archs.end()) return fmt::format("sm_{}", sm);
   // Newer than this NVRTC: PTX for the newest it knows, which the driver JIT-compiles.
   const auto below = std::find_if(archs.rbegin(), archs.rend(), [&](int a) { return a < sm; });

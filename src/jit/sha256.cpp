@@ -1,113 +1,27 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "streampipe/jit/sha256.hpp"
+#include "sha256.hpp"
 
-#include <cstring>
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+#include <openssl/err.h>
+#include <openssl/evp.h>
 
-namespace streampipe::jit {
-namespace {
+#include <stdexcept>
 
-constexpr std::uint32_t k[64] = {
-    0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
-    0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174,
-    0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc, 0x2de92c6f, 0x4a7484aa, 0x5cb0a9dc, 0x76f988da,
-    0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7, 0xc6e00bf3, 0xd5a79147, 0x06ca6351, 0x14292967,
-    0x27b70a85, 0x2e1b2138, 0x4d2c6dfc, 0x53380d13, 0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85,
-    0xa2bfe8a1, 0xa81a664b, 0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070,
-    0x19a4c116, 0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3,
-    0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2};
+namespace streampipe::jit::detail {
 
-constexpr std::uint32_t rotr(std::uint32_t x, int n) noexcept { return (x >> n) | (x << (32 - n)); }
-
-}  // namespace
-
-Sha256::Sha256() noexcept
-    : h_{0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab,
-         0x5be0cd19} {}
-
-void Sha256::block(const std::uint8_t* p) noexcept {
-  std::uint32_t w[64];
-  for (int i = 0; i < 16; ++i)
-    w[i] = (std::uint32_t{p[4 * i]} << 24) | (std::uint32_t{p[4 * i + 1]} << 16) |
-           (std::uint32_t{p[4 * i + 2]} << 8) | std::uint32_t{p[4 * i + 3]};
-  for (int i = 16; i < 64; ++i) {
-    const std::uint32_t s0 = rotr(w[i - 15], 7) ^ rotr(w[i - 15], 18) ^ (w[i - 15] >> 3);
-    const std::uint32_t s1 = rotr(w[i - 2], 17) ^ rotr(w[i - 2], 19) ^ (w[i - 2] >> 10);
-    w[i] = w[i - 16] + s0 + w[i - 7] + s1;
+Sha256Digest sha256(std::string_view bytes) {
+  Sha256Digest digest{};
+  unsigned size = 0;
+  if (EVP_Digest(bytes.data(), bytes.size(), digest.data(), &size, EVP_sha256(), nullptr) != 1 ||
+      size != digest.size()) [[unlikely]] {
+    char reason[256] = "no reason given";
+    if (const unsigned long code = ERR_get_error(); code != 0) ERR_error_string_n(code, reason, sizeof reason);
+    throw std::runtime_error(fmt::format("OpenSSL could not compute a SHA-256 digest: {}", reason));
   }
-  std::uint32_t a = h_[0], b = h_[1], c = h_[2], d = h_[3], e = h_[4], f = h_[5], g = h_[6], h = h_[7];
-  for (int i = 0; i < 64; ++i) {
-    const std::uint32_t t1 = h + (rotr(e, 6) ^ rotr(e, 11) ^ rotr(e, 25)) + ((e & f) ^ (~e & g)) + k[i] + w[i];
-    const std::uint32_t t2 = (rotr(a, 2) ^ rotr(a, 13) ^ rotr(a, 22)) + ((a & b) ^ (a & c) ^ (b & c));
-    h = g;
-    g = f;
-    f = e;
-    e = d + t1;
-    d = c;
-    c = b;
-    b = a;
-    a = t1 + t2;
-  }
-  h_[0] += a; h_[1] += b; h_[2] += c; h_[3] += d;
-  h_[4] += e; h_[5] += f; h_[6] += g; h_[7] += h;
+  return digest;
 }
 
-Sha256& Sha256::update(std::span<const std::byte> data) noexcept {
-  const auto* p = reinterpret_cast<const std::uint8_t*>(data.data());
-  std::size_t n = data.size();
-  length_ += n;
-  if (buffered_ > 0) {
-    const std::size_t take = std::min(n, buffer_.size() - buffered_);
-    std::memcpy(buffer_.data() + buffered_, p, take);
-    buffered_ += take;
-    p += take;
-    n -= take;
-    if (buffered_ < buffer_.size()) return *this;
-    block(buffer_.data());
-    buffered_ = 0;
-  }
-  for (; n >= 64; n -= 64, p += 64) block(p);
-  if (n > 0) std::memcpy(buffer_.data(), p, n);
-  buffered_ = n;
-  return *this;
-}
+std::string to_hex(const Sha256Digest& digest) { return fmt::format("{:02x}", fmt::join(digest, "")); }
 
-Sha256& Sha256::update(std::string_view text) noexcept {
-  return update(std::as_bytes(std::span(text.data(), text.size())));
-}
-
-Sha256& Sha256::field(std::string_view text) noexcept {
-  std::uint8_t len[8];
-  const std::uint64_t n = text.size();
-  for (int i = 0; i < 8; ++i) len[i] = static_cast<std::uint8_t>(n >> (8 * i));
-  update(std::as_bytes(std::span(len)));
-  return update(text);
-}
-
-Sha256::Digest Sha256::digest() noexcept {
-  const std::uint64_t bits = length_ * 8;
-  static constexpr std::uint8_t pad[64] = {0x80};
-  const std::size_t pad_len = buffered_ < 56 ? 56 - buffered_ : 120 - buffered_;
-  update(std::as_bytes(std::span(pad, pad_len)));
-  std::uint8_t len[8];
-  for (int i = 0; i < 8; ++i) len[i] = static_cast<std::uint8_t>(bits >> (56 - 8 * i));
-  update(std::as_bytes(std::span(len)));
-  Digest out{};
-  for (int i = 0; i < 8; ++i)
-    for (int j = 0; j < 4; ++j) out[4 * i + j] = static_cast<std::uint8_t>(h_[i] >> (24 - 8 * j));
-  return out;
-}
-
-Sha256::Digest Sha256::of(std::string_view text) noexcept { return Sha256().update(text).digest(); }
-
-std::string Sha256::hex(const Digest& digest) {
-  static constexpr char digits[] = "0123456789abcdef";
-  std::string s;
-  s.reserve(64);
-  for (const std::uint8_t b : digest) {
-    s.push_back(digits[b >> 4]);
-    s.push_back(digits[b & 15]);
-  }
-  return s;
-}
-
-}  // namespace streampipe::jit
+}  // namespace streampipe::jit::detail

@@ -1,19 +1,40 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Internal: cuBLASLt status checks and owning handles for the MLP and the GEMM peak probe.
+// SP_CUBLAS_CHECK(call) throws CublasLtError: a streampipe::Error with api() cuBLASLt, the
+// cublasStatus_t, its name and text, the call and file:line. The class is internal to the
+// serving layer; callers catch it as streampipe::Error.
+
+#include "streampipe/cuda/error.hpp"
 
 #include <cublasLt.h>
-#include <fmt/format.h>
+#include <fmt/format.h>  // not used here: mlp_model.cpp and gemm_algorithm_search.cpp rely on it
 
+#include <cstdint>
 #include <memory>
-#include <stdexcept>
 #include <type_traits>
+
+namespace streampipe::serving {
+
+class CublasLtError : public Error {
+ public:
+  CublasLtError(cublasStatus_t status, const char* call, const char* file, int line)
+      : Error({.api = Api::cublaslt,
+               .status = static_cast<int>(status),
+               .status_name = cublasLtGetStatusName(status),
+               .description = cublasLtGetStatusString(status),
+               .call = call,
+               .file = file,
+               .line = line,
+               .detail = {}}) {}
+};
+
+}  // namespace streampipe::serving
 
 namespace streampipe::serving::detail {
 
 [[noreturn]] inline void throw_cublas(cublasStatus_t status, const char* call, const char* file, int line) {
-  throw std::runtime_error(fmt::format("cuBLASLt error {} ({}) in {} at {}:{}", cublasLtGetStatusName(status),
-                                       cublasLtGetStatusString(status), call, file, line));
+  throw CublasLtError(status, call, file, line);
 }
 
 #define SP_CUBLAS_CHECK(call)                                                                   \

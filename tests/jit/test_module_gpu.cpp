@@ -187,6 +187,10 @@ TEST(JitModule, DriverLaunchFailureIsAClearErrorAndNotSticky) {
     const std::string what = e.what();
     EXPECT_NE(what.find("cuLaunchKernel(bounded"), std::string::npos) << what;
     EXPECT_NE(what.find("block (128,1,1)"), std::string::npos) << what;
+    EXPECT_EQ(e.api(), Error::Api::cuda_driver);
+    EXPECT_NE(e.status(), 0) << what;
+    EXPECT_EQ(e.status_name().rfind("CUDA_ERROR_", 0), 0u) << what;
+    EXPECT_NE(e.file().find("module.cpp"), std::string::npos) << what;
   }
   LaunchConfig ok;
   ok.block = dim3(64, 1, 1);

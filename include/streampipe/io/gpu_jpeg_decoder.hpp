@@ -6,16 +6,16 @@
 // created once and reused, and used by one thread at a time. decode_rgb() runs nvJPEG's host
 // part (parsing; Huffman decoding on the hybrid backend) in the calling thread and enqueues
 // the rest on the stream, so the RGB output is ready in stream order. Every nvJPEG failure
-// throws NvjpegError naming the call and the status (e.g. NVJPEG_STATUS_BAD_JPEG); the
-// destructors never throw.
+// throws NvjpegError naming the call and the status (e.g. NVJPEG_STATUS_BAD_JPEG); wrong
+// arguments to decode_rgb() std::invalid_argument; the destructors never throw.
 
 #include "streampipe/cuda/device.hpp"
+#include "streampipe/cuda/error.hpp"
 #include "streampipe/cuda/stream.hpp"
 
 #include <cstddef>
 #include <cstdint>
 #include <span>
-#include <stdexcept>
 #include <string>
 
 struct nvjpegHandle;     // nvjpeg.h's opaque types, kept out of this header
@@ -23,16 +23,13 @@ struct nvjpegJpegState;
 
 namespace streampipe::io {
 
+// "NVJPEG_STATUS_BAD_JPEG", ...; "NVJPEG_STATUS_UNKNOWN" for a status this build does not know.
 [[nodiscard]] const char* nvjpeg_status_name(int status) noexcept;
 
-class NvjpegError : public std::runtime_error {
+// An nvJPEG call failed (streampipe::Error, api() nvJPEG). status() is the nvjpegStatus_t.
+class NvjpegError : public Error {
  public:
-  NvjpegError(int status, const std::string& what) : std::runtime_error(what), status_(status) {}
-  [[nodiscard]] int status() const noexcept { return status_; }
-  [[nodiscard]] const char* status_name() const noexcept { return nvjpeg_status_name(status_); }
-
- private:
-  int status_;
+  NvjpegError(int status, const char* call, const char* file, int line);
 };
 
 struct GpuJpegInfo {

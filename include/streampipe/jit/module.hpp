@@ -106,8 +106,9 @@ class TypedKernel<void(Params...)> {
 
 class Module {
  public:
-  // Loads a CUBIN or PTX on `device` (PTX is JIT-compiled by the driver). Throws JitError
-  // without a driver, DriverError when the driver rejects the image.
+  // Loads a CUBIN or PTX on `device` (PTX is JIT-compiled by the driver). Throws CudaError
+  // when there is no usable driver (is_no_device_status() of its status), DriverError when
+  // the driver is too old or rejects the image, JitError for an empty binary.
   Module(const Device& device, CompileResult compiled);
 
   // Looks up a kernel by name or by one of the program's name expressions. Throws JitError

@@ -5,8 +5,10 @@
 //   p.option("-O3").include_dir("/opt/inc").header("my.h", text).name_expression("k<float>");
 //   CompileResult r = compile(p, "sm_90");          // or arch from a device: default_arch()
 //   r.lowered.at("k<float>")  -> the mangled name to look up in the module
-// An architecture "sm_XY" produces a CUBIN, "compute_XY" produces PTX. A failure throws
-// CompileError with the full log and the offending source lines numbered.
+// An architecture "sm_XY" produces a CUBIN, "compute_XY" produces PTX. Source that does not
+// compile throws CompileError with the full log and the offending source lines numbered;
+// any other NVRTC failure (a bad option, say) NvrtcError with its status and log; a bad
+// name or architecture string JitError (jit/errors.hpp).
 
 #include "streampipe/cuda/device.hpp"
 

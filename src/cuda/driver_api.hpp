@@ -1,0 +1,51 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+// Internal to streampipe (not installed): the CUDA driver API, loaded lazily through the
+// runtime (cudaGetDriverEntryPointByVersion) so that nothing links libcuda. The library and
+// the CLI start on machines with no driver; only a layer that calls the driver (jit's
+// modules) asks for it. The table lists the entry points streampipe uses and grows with
+// them, so it is not a public contract; what callers see of it is DriverError
+// (streampipe/cuda/error.hpp). SP_CU_CHECK turns a failed call into DriverError.
+
+#include <cuda.h>
+
+namespace streampipe::driver {
+
+struct Api {
+  decltype(&::cuGetErrorName) get_error_name = nullptr;
+  decltype(&::cuGetErrorString) get_error_string = nullptr;
+  decltype(&::cuCtxGetCurrent) ctx_get_current = nullptr;
+  decltype(&::cuCtxPushCurrent) ctx_push_current = nullptr;
+  decltype(&::cuCtxPopCurrent) ctx_pop_current = nullptr;
+  decltype(&::cuModuleLoadData) module_load_data = nullptr;
+  decltype(&::cuModuleUnload) module_unload = nullptr;
+  decltype(&::cuModuleGetFunction) module_get_function = nullptr;
+  decltype(&::cuModuleGetGlobal) module_get_global = nullptr;
+  decltype(&::cuLaunchKernel) launch_kernel = nullptr;
+  decltype(&::cuFuncSetAttribute) func_set_attribute = nullptr;
+  decltype(&::cuOccupancyMaxActiveBlocksPerMultiprocessor) occupancy = nullptr;
+  // Optional (newer drivers; nullptr when absent): parameter introspection and listing a
+  // module's kernels.
+  decltype(&::cuFuncGetParamInfo) func_get_param_info = nullptr;
+  decltype(&::cuModuleGetFunctionCount) module_get_function_count = nullptr;
+  decltype(&::cuModuleEnumerateFunctions) module_enumerate_functions = nullptr;
+  decltype(&::cuFuncGetName) func_get_name = nullptr;
+};
+
+// The table, resolved once per process. When there is no usable driver it throws, every
+// time it is asked: CudaError with the runtime's status when the runtime cannot reach the
+// driver (is_no_device_status() tells "no GPU here"), DriverError (CUDA_ERROR_NOT_FOUND)
+// naming the entry point a driver too old lacks.
+[[nodiscard]] const Api& api();
+
+// Throws DriverError for `status` with the driver's name and text for it.
+[[noreturn]] void throw_error(CUresult status, const char* call, const char* file, int line);
+
+}  // namespace streampipe::driver
+
+#define SP_CU_CHECK(call)                                                           \
+  do {                                                                              \
+    const CUresult sp_cu_status_ = (call);                                          \
+    if (sp_cu_status_ != CUDA_SUCCESS) [[unlikely]]                                 \
+      ::streampipe::driver::throw_error(sp_cu_status_, #call, __FILE__, __LINE__); \
+  } while (0)
