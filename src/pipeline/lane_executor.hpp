@@ -10,6 +10,7 @@
 #include <exception>
 #include <memory>
 #include <optional>
+#include <utility>
 #include <vector>
 
 namespace streampipe::pipeline::detail {
@@ -46,6 +47,24 @@ struct SlotWork {
   double enqueue_ms = 0;
   bool replayed_graph = false;
   bool graph_timing = false;  // one span start..done: the copies ran inside a graph
+
+  // Resets every field for the slot's next batch; the vectors keep their capacity, so a
+  // slot's steady state allocates nothing here.
+  void clear() noexcept {
+    auto in = std::move(copies_in);
+    auto out = std::move(copies_out);
+    auto desc = std::move(descriptors);
+    auto idx = std::move(indices);
+    *this = SlotWork{};
+    in.clear();
+    out.clear();
+    desc.clear();
+    idx.clear();
+    copies_in = std::move(in);
+    copies_out = std::move(out);
+    descriptors = std::move(desc);
+    indices = std::move(idx);
+  }
 };
 
 class LaneExecutor {

@@ -1,0 +1,62 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "engine_options.hpp"
+
+#include "streampipe/cuda/device.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <stdexcept>
+#include <thread>
+
+namespace streampipe::pipeline {
+
+const char* backend_name(Backend b) noexcept {
+  switch (b) {
+    case Backend::gpu: return "gpu";
+    case Backend::host: return "host";
+    case Backend::automatic: break;
+  }
+  return "automatic";
+}
+
+namespace detail {
+
+EngineOptions checked_options(EngineOptions options) {
+  if (options.lanes < 1) throw std::invalid_argument("EngineOptions::lanes must be at least 1");
+  if (options.depth < 1) throw std::invalid_argument("EngineOptions::depth must be at least 1");
+  if (options.batch_items < 1) throw std::invalid_argument("EngineOptions::batch_items must be at least 1");
+  // Graph replay needs a slot's staging at the same address every time: one block per slot.
+  if (options.use_graphs) options.staging_bytes = 0;
+  return options;
+}
+
+Backend resolve_backend(const EngineOptions& options, const Operation& op) {
+  Backend backend = options.backend;
+  if (backend == Backend::automatic) backend = Device::count() > 0 ? Backend::gpu : Backend::host;
+  if (backend == Backend::gpu && !op.device)
+    throw std::invalid_argument(fmt::format("operation '{}' has no device form", op.name));
+  if (backend == Backend::host && !op.host)
+    throw std::invalid_argument(fmt::format("operation '{}' has no host form", op.name));
+  if (backend == Backend::gpu) (void)Device(options.device);  // validates the index
+  return backend;
+}
+
+int host_worker_count(const EngineOptions& options) noexcept {
+  if (options.host_threads > 0) return options.host_threads;
+  return static_cast<int>(std::clamp(std::thread::hardware_concurrency(), 2u, 32u));
+}
+
+std::string describe_engine(const EngineOptions& o, Backend backend, int host_workers) {
+  std::string where = backend == Backend::gpu ? fmt::format("GPU {} ({})", o.device, Device(o.device).name())
+                                              : std::string("host backend (threads + memcpy)");
+  const std::string staging = o.staging_bytes == 0 ? std::string("staging: a block per slot")
+                                                   : fmt::format("staging up to {} MiB", o.staging_bytes >> 20);
+  return fmt::format("{}: {} lanes x depth {}, batch up to {} items / {} MiB, {} host workers, {}, {}{}", where,
+                     o.lanes, o.depth, o.batch_items, o.batch_bytes >> 20, host_workers, staging,
+                     o.delivery == Delivery::in_order ? "in-order delivery" : "as-completed delivery",
+                     o.use_graphs ? ", graph replay" : "");
+}
+
+}  // namespace detail
+}  // namespace streampipe::pipeline

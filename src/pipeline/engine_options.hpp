@@ -1,0 +1,29 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+// An engine's configuration: which options are accepted, the backend and host threads they
+// come to, and the line Engine::describe() prints.
+
+#include "streampipe/pipeline/engine.hpp"
+#include "streampipe/pipeline/operation.hpp"
+
+#include <string>
+
+namespace streampipe::pipeline::detail {
+
+// The options as the engine runs them: graph replay keeps a staging block per slot (its
+// addresses must not move). Throws std::invalid_argument when lanes, depth or batch_items
+// is below 1.
+[[nodiscard]] EngineOptions checked_options(EngineOptions options);
+
+// options.backend, or for automatic the GPU when one is usable, else the host. Throws
+// std::invalid_argument when `op` has no form for that backend, and std::out_of_range for a
+// GPU index that does not exist.
+[[nodiscard]] Backend resolve_backend(const EngineOptions& options, const Operation& op);
+
+// options.host_threads, or when 0 or less one per core, within [2, 32].
+[[nodiscard]] int host_worker_count(const EngineOptions& options) noexcept;
+
+// On the GPU backend it asks the device for its name; Device's errors pass through.
+[[nodiscard]] std::string describe_engine(const EngineOptions& options, Backend backend, int host_workers);
+
+}  // namespace streampipe::pipeline::detail

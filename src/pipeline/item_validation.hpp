@@ -1,0 +1,28 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+// The rules an item must meet at submit(), checked before anything is allocated for it,
+// and how errors name an item and what went wrong. Pure: no threads, no locks.
+
+#include "streampipe/pipeline/item.hpp"
+#include "streampipe/pipeline/operation.hpp"
+
+#include <cstddef>
+#include <exception>
+#include <string>
+
+namespace streampipe::pipeline::detail {
+
+// "item 3", or "item 3 (label)" when the item has a label.
+[[nodiscard]] std::string item_name(std::size_t index, const std::string& label);
+
+// Throws std::invalid_argument, its message starting with item_name(), when `item` cannot
+// run through `op`: both or neither of an input span and a produce stage; both an output
+// span and a consume stage; a consume stage on a span input without op.output_bytes; an
+// output span whose size differs from op.output_bytes(input size), or is empty where that
+// is not 0. Calls op.output_bytes at most once.
+void validate_item(const Item& item, std::size_t index, const Operation& op);
+
+// What an exception says: its what(), or "unknown exception".
+[[nodiscard]] std::string describe_exception(const std::exception_ptr& e);
+
+}  // namespace streampipe::pipeline::detail

@@ -1,0 +1,154 @@
+// SPDX-License-Identifier: Apache-2.0
+// What submit() accepts, message by message: every rule names the item (and its label),
+// and the well-formed shapes (span to span, produce, consume, both) pass.
+
+#include "item_validation.hpp"
+
+#include <gtest/gtest.h>
+
+#include <array>
+#include <stdexcept>
+#include <string>
+
+namespace streampipe::pipeline::detail {
+namespace {
+
+Operation same_size(int* calls = nullptr) {
+  Operation op;
+  op.name = "copy";
+  op.output_bytes = [calls](std::size_t n) {
+    if (calls) ++*calls;
+    return n;
+  };
+  return op;
+}
+
+// The message validate_item() throws, or "accepted".
+std::string verdict(const Item& item, std::size_t index, const Operation& op) {
+  try {
+    validate_item(item, index, op);
+  } catch (const std::invalid_argument& e) {
+    return e.what();
+  }
+  return "accepted";
+}
+
+struct Buffers {
+  std::array<std::byte, 4> in{};
+  std::array<std::byte, 4> out{};
+  std::array<std::byte, 3> short_out{};
+};
+
+TEST(ItemValidation, NamesItemsByIndexAndLabel) {
+  EXPECT_EQ(item_name(3, ""), "item 3");
+  EXPECT_EQ(item_name(0, "cat.png"), "item 0 (cat.png)");
+}
+
+TEST(ItemValidation, InputIsASpanOrAProduceStage) {
+  Buffers b;
+  Item both;
+  both.in = b.in;
+  both.produce = [](StagingInput&) {};
+  both.out = b.out;
+  EXPECT_EQ(verdict(both, 0, same_size()), "item 0: give either an input span or a produce stage, not both");
+
+  Item neither;
+  neither.out = b.out;
+  neither.label = "empty.bin";
+  EXPECT_EQ(verdict(neither, 7, same_size()), "item 7 (empty.bin): empty input");
+}
+
+TEST(ItemValidation, OutputIsASpanOrAConsumeStage) {
+  Buffers b;
+  Item both;
+  both.in = b.in;
+  both.out = b.out;
+  both.consume = [](std::span<const std::byte>) {};
+  EXPECT_EQ(verdict(both, 2, same_size()), "item 2: give either an output span or a consume stage, not both");
+}
+
+TEST(ItemValidation, ConsumingASpanInputNeedsTheOutputSize) {
+  Buffers b;
+  Item item;
+  item.in = b.in;
+  item.consume = [](std::span<const std::byte>) {};
+  Operation unsized;
+  unsized.name = "unsized";
+  EXPECT_EQ(verdict(item, 1, unsized), "item 1: a consume stage on a span input needs Operation::output_bytes");
+  EXPECT_EQ(verdict(item, 1, same_size()), "accepted");
+
+  Item produced;  // a produce stage declares its own output size
+  produced.produce = [](StagingInput&) {};
+  produced.consume = [](std::span<const std::byte>) {};
+  EXPECT_EQ(verdict(produced, 1, unsized), "accepted");
+}
+
+TEST(ItemValidation, OutputSpanMustHaveTheOperationsSize) {
+  Buffers b;
+  Item missing;
+  missing.in = b.in;
+  missing.label = "x";
+  EXPECT_EQ(verdict(missing, 4, same_size()), "item 4 (x): empty output");
+
+  Item short_out;
+  short_out.in = b.in;
+  short_out.out = b.short_out;
+  EXPECT_EQ(verdict(short_out, 5, same_size()),
+            "item 5: output is 3 bytes but operation 'copy' produces 4 from 4 input bytes");
+
+  Item right;
+  right.in = b.in;
+  right.out = b.out;
+  EXPECT_EQ(verdict(right, 6, same_size()), "accepted");
+}
+
+TEST(ItemValidation, AnOperationWithoutOutputMayHaveNoOutputSpan) {
+  Buffers b;
+  Operation sink;
+  sink.name = "sink";
+  sink.output_bytes = [](std::size_t) { return std::size_t{0}; };
+  Item item;
+  item.in = b.in;
+  EXPECT_EQ(verdict(item, 0, sink), "accepted");
+  item.out = b.out;
+  EXPECT_EQ(verdict(item, 0, sink), "item 0: output is 4 bytes but operation 'sink' produces 0 from 4 input bytes");
+}
+
+TEST(ItemValidation, WithoutOutputBytesAnyOutputSpanGoes) {
+  Buffers b;
+  Operation unsized;
+  unsized.name = "unsized";
+  Item item;
+  item.in = b.in;
+  EXPECT_EQ(verdict(item, 0, unsized), "accepted");
+  item.out = b.short_out;
+  EXPECT_EQ(verdict(item, 0, unsized), "accepted");
+}
+
+TEST(ItemValidation, ProduceItemsAreNotCheckedAgainstTheOutputSize) {
+  Buffers b;
+  int calls = 0;
+  Item item;
+  item.produce = [](StagingInput&) {};
+  item.out = b.short_out;  // produce() declares its output size; checked when it allocates
+  EXPECT_EQ(verdict(item, 0, same_size(&calls)), "accepted");
+  EXPECT_EQ(calls, 0);
+}
+
+TEST(ItemValidation, AsksForTheOutputSizeOnce) {
+  Buffers b;
+  int calls = 0;
+  Item item;
+  item.in = b.in;
+  item.out = b.short_out;
+  EXPECT_NE(verdict(item, 0, same_size(&calls)), "accepted");
+  EXPECT_EQ(calls, 1);
+}
+
+TEST(ItemValidation, DescribesExceptions) {
+  EXPECT_EQ(describe_exception(std::make_exception_ptr(std::runtime_error("disk full"))), "disk full");
+  EXPECT_EQ(describe_exception(std::make_exception_ptr(42)), "unknown exception");
+}
+
+}  // namespace
+}  // namespace streampipe::pipeline::detail
