@@ -5,7 +5,8 @@
 // the CLI start on machines with no driver; only a layer that calls the driver (jit's
 // modules) asks for it. The table lists the entry points streampipe uses and grows with
 // them, so it is not a public contract; what callers see of it is DriverError
-// (streampipe/cuda/error.hpp). SP_CU_CHECK turns a failed call into DriverError.
+// (streampipe/cuda/error.hpp). SP_CU_CHECK turns a failed call into DriverError. This is the
+// one place streampipe looks up driver entry points: a caller that needs another adds it here.
 
 #include <cuda.h>
 
@@ -30,6 +31,9 @@ struct Api {
   decltype(&::cuModuleGetFunctionCount) module_get_function_count = nullptr;
   decltype(&::cuModuleEnumerateFunctions) module_enumerate_functions = nullptr;
   decltype(&::cuFuncGetName) func_get_name = nullptr;
+  // Optional: core's is_device_mapped reads it through resolved() and answers "not mapped"
+  // without it.
+  decltype(&::cuPointerGetAttributes) pointer_get_attributes = nullptr;
 };
 
 // The table, resolved once per process. When there is no usable driver it throws, every
@@ -37,6 +41,17 @@ struct Api {
 // driver (is_no_device_status() tells "no GPU here"), DriverError (CUDA_ERROR_NOT_FOUND)
 // naming the entry point a driver too old lacks.
 [[nodiscard]] const Api& api();
+
+// The same table, never throwing: every entry point the driver has, each one it lacks
+// nullptr (required ones included), all of them nullptr when the runtime cannot reach a
+// driver (no GPU, no driver). For callers that carry on without the driver: test the entry
+// you call. Resolved once per process (by the first call of this, api() or available());
+// after that a call reads an initialized static.
+[[nodiscard]] const Api& resolved() noexcept;
+
+// Never throws: true when api() returns the table (a driver is reachable and has every
+// required entry point), false when api() throws.
+[[nodiscard]] bool available() noexcept;
 
 // Throws DriverError for `status` with the driver's name and text for it.
 [[noreturn]] void throw_error(CUresult status, const char* call, const char* file, int line);

@@ -2,6 +2,8 @@
 #include "streampipe/cuda/device_buffer.hpp"
 #include "streampipe/cuda/pinned_buffer.hpp"
 
+#include "driver_api.hpp"
+
 #include <cuda.h>
 #include <fmt/format.h>
 
@@ -104,28 +106,10 @@ bool is_pinned(const void* ptr) {
   return attrs.type == cudaMemoryTypeHost;
 }
 
-namespace {
-
-// cuPointerGetAttributes through the runtime's entry points, so nothing links libcuda;
-// null when the driver lacks it.
-decltype(&::cuPointerGetAttributes) pointer_attributes_entry() {
-  static const auto entry = [] {
-    void* fn = nullptr;
-    cudaDriverEntryPointQueryResult query = cudaDriverEntryPointSymbolNotFound;
-    if (cudaGetDriverEntryPointByVersion("cuPointerGetAttributes", &fn, CUDART_VERSION, cudaEnableDefault, &query) !=
-            cudaSuccess ||
-        query != cudaDriverEntryPointSuccess)
-      detail::clear_expected_error();
-    return query == cudaDriverEntryPointSuccess ? reinterpret_cast<decltype(&::cuPointerGetAttributes)>(fn) : nullptr;
-  }();
-  return entry;
-}
-
-}  // namespace
-
 bool is_device_mapped(const Device& device, const void* ptr, std::size_t bytes) {
   if (ptr == nullptr || bytes == 0) return false;
-  const auto query = pointer_attributes_entry();
+  // Resolved once per process; nullptr without a driver (no GPU) or when it lacks the entry.
+  const auto query = driver::resolved().pointer_get_attributes;
   if (query == nullptr) return false;
   const CurrentDeviceGuard guard(device);  // the device pointer is the current context's
   // The guard leaves a thread that has not called CUDA yet without a current context (its

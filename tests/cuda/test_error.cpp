@@ -147,6 +147,31 @@ TEST(DriverApi, ChecksThrowDriverErrorOrTheLoaderSaysThereIsNoDriver) {
   EXPECT_NO_THROW(SP_CU_CHECK(CUDA_SUCCESS));
 }
 
+// The non-throwing view of the same table, for callers that carry on without a driver
+// (is_device_mapped answers "not mapped"): available() says what api() does; with no driver
+// (CPU machines) nothing resolved, optional entries included; with one, the optional
+// cuPointerGetAttributes (every driver since CUDA 4) is there.
+TEST(DriverApi, ResolvedTableNeverThrowsAndAgreesWithApi) {
+  static_assert(noexcept(driver::resolved()) && noexcept(driver::available()));
+  const driver::Api& table = driver::resolved();
+  EXPECT_EQ(&driver::resolved(), &table) << "resolved once";
+  bool api_throws = false;
+  try {
+    EXPECT_EQ(&driver::api(), &table);
+  } catch (const Error& e) {
+    api_throws = true;
+    if (const auto* cuda = dynamic_cast<const CudaError*>(&e); cuda != nullptr && is_no_device_status(cuda->status())) {
+      EXPECT_EQ(table.get_error_name, nullptr);
+      EXPECT_EQ(table.launch_kernel, nullptr);
+      EXPECT_EQ(table.pointer_get_attributes, nullptr);
+    }
+  }
+  EXPECT_EQ(driver::available(), !api_throws);
+  if (!api_throws) {
+    EXPECT_NE(table.pointer_get_attributes, nullptr);
+  }
+}
+
 #ifdef STREAMPIPE_HAVE_NVJPEG
 TEST(NvjpegError, IsAnErrorOfNvjpeg) {
   static_assert(std::is_base_of_v<Error, io::NvjpegError> && std::is_nothrow_copy_constructible_v<io::NvjpegError>);

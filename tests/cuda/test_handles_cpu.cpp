@@ -12,6 +12,7 @@
 #include <gtest/gtest.h>
 
 #include <type_traits>
+#include <vector>
 
 namespace streampipe {
 namespace {
@@ -44,6 +45,15 @@ TEST(Device, CountIsConsistentWithUnavailableReason) {
   }
   EXPECT_THROW(Device{-1}, std::out_of_range);
   EXPECT_THROW(Device{n}, std::out_of_range);
+}
+
+// Pageable memory is "not pinned", with or without a device or driver: the query never throws.
+TEST(HostMemory, PageableIsNotPinnedWithOrWithoutADevice) {
+  int local = 0;
+  std::vector<float> heap(16);
+  EXPECT_FALSE(is_pinned(nullptr));
+  EXPECT_FALSE(is_pinned(&local));
+  EXPECT_FALSE(is_pinned(heap.data()));
 }
 
 TEST(PinnedPool, RoundsToAllocationSteps) {
