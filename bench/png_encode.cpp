@@ -14,12 +14,12 @@
 //   bench/png_encode [--content photo|graphic] [--images N] [--runs N] [--size WxH]
 //                    [--levels L]... [--group TEXT]... [--json FILE]
 
+#include "harness/measure.hpp"
+#include "harness/result.hpp"
+
 #include "streampipe/report/atomic_file.hpp"
 #include "streampipe/io/image.hpp"
 #include "streampipe/ops/rgb_to_gray.hpp"
-#include "streampipe/report/host_info.hpp"
-#include "streampipe/report/statistics.hpp"
-#include "streampipe/report/table.hpp"
 #include "streampipe/tools/gray_synthetic.hpp"
 
 #include <CLI/CLI.hpp>
@@ -29,7 +29,6 @@
 #include <zlib.h>
 
 #include <algorithm>
-#include <chrono>
 #include <csetjmp>
 #include <cstdio>
 #include <stdexcept>
@@ -216,9 +215,48 @@ std::vector<Setting> settings(const std::vector<int>& levels) {
   return out;
 }
 
+// One row: every image encoded with `s`, checked lossless before any timing; then the
+// median of the runs (one warm-up first) of the encode time per image, host clock around
+// each encode alone.
+streampipe::bench::Row measure_setting(const Setting& s, const std::vector<io::Image>& inputs, int runs, double raw_mb) {
+  namespace bench = streampipe::bench;
+  double bytes = 0;
+  for (const auto& img : inputs) {
+    const auto png = encode(img, s);
+    bytes += static_cast<double>(png.size());
+    if (io::decode_image(png).pixels != img.pixels)
+      throw std::runtime_error(fmt::format("{} / {} / level {}: decoded pixels differ", s.filter, s.strategy, s.level));
+  }
+  const double mb = bytes / static_cast<double>(inputs.size()) / 1e6;
+  const bench::Samples ms = bench::measure(1, runs, {{}, [&] {
+    double total = 0;
+    for (const auto& img : inputs) {
+      std::vector<std::byte> png;
+      total += bench::wall_ms([&] { png = encode(img, s); });
+      if (png.empty()) throw std::runtime_error("empty PNG");
+    }
+    return total / static_cast<double>(inputs.size());
+  }, {}});
+  bench::Row row;
+  row.name = fmt::format("{} / {} / {} / level {}", s.group, s.filter, s.strategy, s.level);
+  row.unit = "ms/image";
+  row.values = ms.values;
+  const auto st = row.summary();
+  row.cells = {s.group, s.filter, s.strategy, std::to_string(s.level), fmt::format("{:.2f}", st.median),
+               fmt::format("{:.2f}", st.min), fmt::format("{:.2f}", st.max), fmt::format("{:.3f}", mb),
+               fmt::format("{:.3f}", mb / raw_mb), fmt::format("{:.0f}", raw_mb * 1e3 / st.median)};
+  row.fields = {{"group", s.group}, {"filter", s.filter}, {"strategy", s.strategy}, {"level", s.level},
+                {"mem_level", s.mem_level}, {"window_bits", s.window_bits}, {"by_rows", s.by_rows},
+                {"buffer", s.buffer}, {"mb_per_image", mb}};
+  fmt::print(stderr, "{:<28} {:<22} {:<26} {}  {:8.2f} ms  {:.3f} MB\n", s.group, s.filter, s.strategy, s.level,
+             st.median, mb);
+  return row;
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
+  namespace bench = streampipe::bench;
   CLI::App app("PNG encoding of 8-bit gray photo-like images, per libpng/zlib setting (see the source's head)");
   int images = 4;
   int runs = 5;
@@ -251,60 +289,32 @@ int main(int argc, char** argv) {
                                          : graphic_input(width, height, static_cast<std::uint32_t>(i + 1)));
     const double raw_mb = static_cast<double>(inputs[0].size_bytes()) / 1e6;
 
-    report::Table table({"group", "filter", "strategy", "level", "ms/image", "min", "max", "MB/image", "ratio",
-                         "MB/s in"},
-                        {report::Align::left, report::Align::left, report::Align::left, report::Align::right, report::Align::right,
-                         report::Align::right, report::Align::right, report::Align::right, report::Align::right,
-                         report::Align::right});
-    nlohmann::json rows = nlohmann::json::array();
+    bench::Table table;
+    table.name = "png_encode";
+    table.title = fmt::format("PNG encode, one thread, {:.2f} MB raw per image", raw_mb);
+    table.headers = {"group", "filter", "strategy", "level", "ms/image", "min", "max", "MB/image", "ratio", "MB/s in"};
+    table.align.assign(table.headers.size(), report::Align::right);
+    table.align[0] = table.align[1] = table.align[2] = report::Align::left;
     for (const Setting& s : settings(levels)) {
       if (!only.empty() && std::none_of(only.begin(), only.end(), [&](const std::string& text) {
             return s.group.find(text) != std::string::npos;
           }))
         continue;
-      double bytes = 0;
-      for (const auto& img : inputs) {  // verified before timing: lossless or the row fails
-        const auto png = encode(img, s);
-        bytes += static_cast<double>(png.size());
-        if (io::decode_image(png).pixels != img.pixels)
-          throw std::runtime_error(fmt::format("{} / {} / level {}: decoded pixels differ", s.filter, s.strategy, s.level));
-      }
-      const double mb = bytes / images / 1e6;
-      std::vector<double> per_run;
-      for (int r = 0; r < 1 + runs; ++r) {
-        double ms = 0;
-        for (const auto& img : inputs) {
-          const auto t0 = std::chrono::steady_clock::now();
-          const auto png = encode(img, s);
-          ms += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-          if (png.empty()) throw std::runtime_error("empty PNG");
-        }
-        if (r > 0) per_run.push_back(ms / images);
-      }
-      const auto st = report::summarize(per_run);
-      table.add_row({s.group, s.filter, s.strategy, std::to_string(s.level), fmt::format("{:.2f}", st.median),
-                     fmt::format("{:.2f}", st.min), fmt::format("{:.2f}", st.max), fmt::format("{:.3f}", mb),
-                     fmt::format("{:.3f}", mb / raw_mb), fmt::format("{:.0f}", raw_mb * 1e3 / st.median)});
-      rows.push_back({{"group", s.group}, {"filter", s.filter}, {"strategy", s.strategy}, {"level", s.level},
-                      {"mem_level", s.mem_level}, {"window_bits", s.window_bits}, {"by_rows", s.by_rows},
-                      {"buffer", s.buffer}, {"ms_per_image", st}, {"mb_per_image", mb}, {"verified", true}});
-      fmt::print(stderr, "{:<28} {:<22} {:<26} {}  {:8.2f} ms  {:.3f} MB\n", s.group, s.filter, s.strategy, s.level,
-                 st.median, mb);
+      table.rows.push_back(measure_setting(s, inputs, runs, raw_mb));
     }
-    fmt::print("{}", table.str(fmt::format("PNG encode, one thread, {:.2f} MB raw per image", raw_mb)));
+    fmt::print("{}", bench::format_table(table));
     if (!json_path.empty()) {
-      nlohmann::json j{{"benchmark", "png_encode"},
-                       {"libpng", png_get_libpng_ver(nullptr)},
-                       {"zlib", zlibVersion()},
-                       {"width", width},
-                       {"height", height},
-                       {"images", images},
-                       {"content", content},
-                       {"runs", runs},
-                       {"device", "host (one thread)"},
-                       {"host", report::describe_host()},
-                       {"rows", rows}};
-      report::write_file_atomically(json_path, j.dump(2) + "\n", report::Overwrite::allow);
+      bench::Result result;
+      result.benchmark = "png_encode";
+      result.device_name = "host (one thread)";
+      result.runs = runs;
+      result.warmup = 1;
+      result.parameters = {{"images", images}, {"size", size}, {"content", content}, {"levels", levels}, {"group", only}};
+      result.fields = {{"libpng", png_get_libpng_ver(nullptr)}, {"zlib", zlibVersion()}, {"width", width},
+                       {"height", height}};
+      result.tables.push_back(std::move(table));
+      report::write_file_atomically(json_path, bench::envelope(result, bench::command_line()).dump(2) + "\n",
+                                    report::Overwrite::allow);
     }
   } catch (const std::exception& e) {
     fmt::print(stderr, "png_encode: {}\n", e.what());

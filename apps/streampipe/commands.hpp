@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Each subcommand lives in its own file and registers itself:
-//   STREAMPIPE_COMMAND(add_info);        // Command add_info(CLI::App& parent)
-//   STREAMPIPE_BENCHMARK(add_bench_jit); // a `streampipe bench <name>` experiment
+//   STREAMPIPE_COMMAND(add_info);          // Command add_info(CLI::App& parent)
+//   STREAMPIPE_BENCHMARK(add_bench_serve); // a `streampipe bench <name>` defined here
+// The benchmarks of bench/ (bench::catalog()) become `bench <name>` subcommands in bench.cpp.
 // A command's run function returns the exit status: 0 success, 1 a failure in the work,
 // 2 bad usage (CLI11 parse errors and UsageError map to 2 in main).
 

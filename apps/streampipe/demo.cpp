@@ -5,8 +5,9 @@
 
 #include "commands.hpp"
 #include "info_report.hpp"
+
+#include "harness/benchmark.hpp"
 #include "self_check.hpp"
-#include "stream_experiments.hpp"
 
 #include "streampipe/cuda/device.hpp"
 #include "streampipe/report/atomic_file.hpp"
@@ -38,26 +39,28 @@ Command add_demo(CLI::App& app) {
             info.no_pageable = true;
             int status = run_info(info);
             fmt::print("\n");
-            status = std::max(status, run_self_check(options->out_dir));
+            const bench::Table checks = bench::self_check();
+            fmt::print("{}", bench::format_table(checks));
+            for (const auto& check : checks.rows) status = std::max(status, check.verified ? 0 : 1);
             // A short bench: the full-size experiments on a GPU take a minute; on the host
             // backend they are cut down to seconds.
-            StreamExperimentConfig bench;
             const bool gpu = Device::count() > 0;
-            bench.runs = gpu ? 3 : 1;
-            bench.warmup = 1;
-            bench.images = gpu ? 64 : 4;
-            bench.arrays = gpu ? 100 : 2;
-            bench.chunked_mib = gpu ? 256 : 64;
-            bench.overhead_items = gpu ? 5000 : 1000;
-            bench.trace_dir = options->out_dir;
+            const bench::Benchmark& streams = bench::find("streams");
+            bench::Values values = bench::defaults(streams);
+            values["images"] = std::int64_t{gpu ? 64 : 4};
+            values["arrays"] = std::int64_t{gpu ? 100 : 2};
+            values["chunked-mib"] = std::int64_t{gpu ? 256 : 64};
+            values["overhead-items"] = std::int64_t{gpu ? 5000 : 1000};
+            values["trace-dir"] = options->out_dir;
             fmt::print("\nshort bench (full version: streampipe bench streams)\n");
-            bool verified = true;
-            const auto results = run_stream_experiments(bench, verified);
-            report::write_file_atomically(options->out_dir + "/bench.json", results.dump(2) + "\n");
+            const auto result = bench::run(streams, {gpu ? 3 : 1, 1, 0}, values,
+                                           [](const std::string& text) { fmt::print("{}", text); });
+            report::write_file_atomically(options->out_dir + "/bench.json",
+                                          bench::envelope(result, bench::command_line()).dump(2) + "\n");
             fmt::print("\nwrote {0}/bench.json, and for each engine run {0}/<run>.trace.json (Chrome trace: open in "
                        "https://ui.perfetto.dev) and {0}/<run>.svg (Gantt chart)\n",
                        options->out_dir);
-            return std::max(status, verified ? 0 : 1);
+            return std::max(status, result.verified() ? 0 : 1);
           }};
 }
 

@@ -6,7 +6,7 @@
 
 #include "commands.hpp"
 #include "gray_latency.hpp"
-#include "gray_report.hpp"
+#include "gray/gray_report.hpp"
 #include "report_option.hpp"
 
 #include "streampipe/cuda/device.hpp"
@@ -143,7 +143,7 @@ int run_gray(const GrayOptions& o, const ReportOptions& report_options) {
       fmt::print("  decode: {} file(s) by nvJPEG on the GPU, {} given to the CPU decoder{}\n", s.gpu_decoded, on_cpu,
                  why.empty() ? "" : fmt::format(" ({})", why));
     }
-    fmt::print("{}", gray_time_table(s));
+    fmt::print("{}", bench::gray_time_table(s));
     if (s.failed) fmt::print("  {} file(s) failed (each named on stderr above)\n", s.failed);
   }
   const report::Overwrite overwrite = o.force ? report::Overwrite::allow : report::Overwrite::refuse;
@@ -158,7 +158,7 @@ int run_gray(const GrayOptions& o, const ReportOptions& report_options) {
                                 overwrite);
   }
   if (!o.json_path.empty()) {
-    nlohmann::json j = gray_run_json(s, true);
+    nlohmann::json j = bench::gray_run_json(s, true);
     j["tool"] = "gray";
     j["format"] = io::to_string(*format);
     j["output_dir"] = o.output_dir;

@@ -2,6 +2,7 @@
 #include "info_report.hpp"
 
 #include "commands.hpp"
+#include "device_report.hpp"
 #include "streampipe/cuda/bandwidth.hpp"
 #include "streampipe/report/atomic_file.hpp"
 #include "streampipe/pipeline/host_copy.hpp"
@@ -14,30 +15,6 @@
 
 namespace streampipe::cli {
 namespace {
-
-nlohmann::json describe_device(const Device& d) {
-  const auto& p = d.properties();
-  const auto mem = d.memory_info();
-  const auto link = d.pcie_link();
-  return {{"index", d.index()},
-          {"name", p.name},
-          {"compute_capability", fmt::format("{}.{}", p.major, p.minor)},
-          {"multiprocessors", p.multiProcessorCount},
-          {"memory_total_bytes", mem.total_bytes},
-          {"memory_free_bytes", mem.free_bytes},
-          {"memory_bus_width_bits", p.memoryBusWidth},
-          {"l2_cache_bytes", p.l2CacheSize},
-          {"copy_engines", p.asyncEngineCount},
-          {"concurrent_kernels", p.concurrentKernels != 0},
-          {"max_threads_per_block", p.maxThreadsPerBlock},
-          {"shared_memory_per_block_optin", p.sharedMemPerBlockOptin},
-          {"pcie",
-           {{"bus_id", link.bus_id},
-            {"current_speed", link.current_speed},
-            {"current_width", link.current_width},
-            {"max_speed", link.max_speed},
-            {"max_width", link.max_width}}}};
-}
 
 void print_device(const nlohmann::json& j) {
   const double gib = 1024.0 * 1024.0 * 1024.0;
@@ -88,7 +65,7 @@ int run_info(const InfoOptions& o, nlohmann::json* json_out) {
     }
     for (const int index : indices) {
       const Device device(index);
-      auto dj = describe_device(device);
+      auto dj = bench::describe_device(device);
       print_device(dj);
       if (!o.no_measure) {
         BandwidthOptions bo;
@@ -98,20 +75,13 @@ int run_info(const InfoOptions& o, nlohmann::json* json_out) {
         bo.pageable = !o.no_pageable;
         const auto limits = measure_link(device, bo);
         report::Table table({"path", "GB/s", "min", "max"});
-        nlohmann::json bw = nlohmann::json::object();
-        for (const auto& f : limits.figures) {
+        for (const auto& f : limits.figures)
           table.add_row({f.label, fmt::format("{:.1f}", f.median_gbps), fmt::format("{:.1f}", f.min_gbps),
                          fmt::format("{:.1f}", f.max_gbps)});
-          bw[f.path] = {{"median_gbps", f.median_gbps},
-                        {"min_gbps", f.min_gbps},
-                        {"max_gbps", f.max_gbps},
-                        {"bytes", f.bytes},
-                        {"label", f.label}};
-        }
         fmt::print("{}", table.str(fmt::format("  measured: {} MiB per copy, median of {} runs after {} "
                                                "warm-up (min/max across runs)",
                                                o.size_mib, o.runs, o.warmup)));
-        dj["bandwidth"] = bw;
+        dj["bandwidth"] = bench::link_json(limits);
         dj["measurement"] = {{"bytes_per_copy", bo.bytes}, {"runs", bo.runs}, {"warmup", bo.warmup}};
       }
       out["devices"].push_back(dj);

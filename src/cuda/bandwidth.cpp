@@ -4,6 +4,7 @@
 #include "streampipe/cuda/device_buffer.hpp"
 #include "streampipe/cuda/event.hpp"
 #include "streampipe/cuda/pinned_pool.hpp"
+#include "streampipe/report/statistics.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -16,17 +17,19 @@
 namespace streampipe {
 namespace {
 
+// The median, fastest and slowest run's times (report::summarize, the one median of every
+// report) as rates: the fastest time is the highest rate.
 BandwidthFigure summarize(std::string path, std::string label, std::size_t bytes,
-                          std::vector<double> ms) {
-  std::sort(ms.begin(), ms.end());
+                          const std::vector<double>& ms) {
+  const report::Summary s = report::summarize(ms);
   const auto gbps = [&](double t) { return static_cast<double>(bytes) / (t * 1e-3) / 1e9; };
   BandwidthFigure f;
   f.path = std::move(path);
   f.label = std::move(label);
   f.bytes = bytes;
-  f.median_gbps = gbps(ms[ms.size() / 2]);
-  f.max_gbps = gbps(ms.front());
-  f.min_gbps = gbps(ms.back());
+  f.median_gbps = gbps(s.median);
+  f.max_gbps = gbps(s.min);
+  f.min_gbps = gbps(s.max);
   return f;
 }
 

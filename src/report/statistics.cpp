@@ -30,6 +30,8 @@ double percentile(std::span<const double> values, double q) {
   return sorted_percentile(sorted, q);
 }
 
+double median(std::span<const double> values) { return percentile(values, 0.5); }
+
 Summary summarize(std::span<const double> values) {
   Summary s;
   if (values.empty()) return s;

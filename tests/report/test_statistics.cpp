@@ -29,6 +29,15 @@ TEST(Statistics, EmptyAndSingle) {
   EXPECT_DOUBLE_EQ(s.stddev, 0);
 }
 
+TEST(Statistics, OneMedianForEveryCaller) {
+  const std::vector<double> odd = {5, 1, 3}, even = {4, 1, 3, 2};
+  EXPECT_DOUBLE_EQ(median(odd), 3);
+  EXPECT_DOUBLE_EQ(median(even), 2.5);  // interpolated, not the upper middle element
+  EXPECT_DOUBLE_EQ(median(even), summarize(even).median);
+  EXPECT_DOUBLE_EQ(median(odd), percentile(odd, 0.5));
+  EXPECT_DOUBLE_EQ(median({}), 0);
+}
+
 TEST(Statistics, PercentileBounds) {
   const std::vector<double> v = {10, 20, 30};
   EXPECT_DOUBLE_EQ(percentile(v, 0), 10);

@@ -10,11 +10,11 @@
 
 #include <string>
 
-namespace streampipe::cli {
+namespace streampipe::bench {
 
 [[nodiscard]] std::string gray_time_table(const tools::gray::RunSummary& s);
 // Totals, rates, the time split and the engine's timeline report; with `files`, one entry
 // per file (input, output, ok, error, size, layout).
 [[nodiscard]] nlohmann::json gray_run_json(const tools::gray::RunSummary& s, bool files);
 
-}  // namespace streampipe::cli
+}  // namespace streampipe::bench

@@ -7,7 +7,6 @@
 #include "streampipe/cuda/pinned_pool.hpp"
 #include "streampipe/ops/affine.hpp"
 #include "streampipe/ops/multiply_divide.hpp"
-#include "streampipe/report/table.hpp"
 
 #include <fmt/format.h>
 
@@ -18,7 +17,7 @@
 #include <random>
 #include <vector>
 
-namespace streampipe::cli {
+namespace streampipe::bench {
 namespace {
 
 struct Check {
@@ -124,7 +123,7 @@ std::vector<Check> host_checks() {
 
 }  // namespace
 
-int run_self_check(const std::string& /*out_dir*/) {
+Table self_check() {
   std::vector<Check> checks = host_checks();
   const bool gpu = Device::count() > 0;
   std::unique_ptr<Device> device;
@@ -132,19 +131,26 @@ int run_self_check(const std::string& /*out_dir*/) {
     device = std::make_unique<Device>(0);
     for (auto& c : gpu_checks(*device)) checks.push_back(std::move(c));
   }
-  report::Table table({"check", "result", "detail"}, {report::Align::left, report::Align::left, report::Align::left});
-  int failed = 0;
+  Table table;
+  table.name = "self-check";
+  table.title = fmt::format("self-check on {}", gpu ? device->name() : std::string("the host (no GPU)"));
+  table.headers = {"check", "result", "detail"};
+  table.align = {report::Align::left, report::Align::left, report::Align::left};
+  std::size_t failed = 0;
   for (auto& c : checks) {
+    Row row;
+    row.name = c.name;
     try {
-      table.add_row({c.name, "ok", c.body()});
+      row.cells = {c.name, "ok", c.body()};
     } catch (const std::exception& e) {
       ++failed;
-      table.add_row({c.name, "FAILED", e.what()});
+      row.verified = false;
+      row.cells = {c.name, "FAILED", e.what()};
     }
+    table.rows.push_back(std::move(row));
   }
-  fmt::print("{}", table.str(fmt::format("self-check on {}", gpu ? device->name() : std::string("the host (no GPU)"))));
-  fmt::print("{} of {} checks passed\n", checks.size() - failed, checks.size());
-  return failed == 0 ? 0 : 1;
+  table.notes.push_back(fmt::format("{} of {} checks passed", checks.size() - failed, checks.size()));
+  return table;
 }
 
-}  // namespace streampipe::cli
+}  // namespace streampipe::bench

@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
 // Report of a gray run: time split table and JSON (see gray_report.hpp).
 
-#include "gray_report.hpp"
+#include "gray/gray_report.hpp"
 
 #include "streampipe/report/table.hpp"
 
 #include <fmt/format.h>
 
-namespace streampipe::cli {
+namespace streampipe::bench {
 
 std::string gray_time_table(const tools::gray::RunSummary& s) {
   const auto t = tools::gray::split_time(s.records, s.wall_ms);
@@ -89,4 +89,4 @@ nlohmann::json gray_run_json(const tools::gray::RunSummary& s, bool files) {
   return j;
 }
 
-}  // namespace streampipe::cli
+}  // namespace streampipe::bench

@@ -1,0 +1,71 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "streams/experiments.hpp"
+
+#include "streampipe/report/atomic_file.hpp"
+
+#include <fmt/format.h>
+
+#include <filesystem>
+
+namespace streampipe::bench::streams {
+
+Row timed_row(const std::string& name, int warmup, int runs, const std::function<void()>& poison,
+              const std::function<void()>& body, const std::function<bool()>& verify) {
+  const Samples s = measure(warmup, runs, {poison, [&] { return wall_ms(body); }, verify});
+  Row row;
+  row.name = name;
+  row.unit = "ms";
+  row.values = s.values;
+  row.verified = s.verified;
+  return row;
+}
+
+void poison_with_complement(std::byte* out, const std::byte* ref, std::size_t n) {
+  for (std::size_t i = 0; i < n; ++i) out[i] = ~ref[i];
+}
+
+pipeline::EngineOptions engine_options(bool gpu, int device, int lanes, int depth) {
+  pipeline::EngineOptions o;
+  o.backend = gpu ? pipeline::Backend::gpu : pipeline::Backend::host;
+  o.device = device;
+  o.lanes = lanes;
+  o.depth = depth;
+  return o;
+}
+
+void apply_engine_overrides(const Config& c, pipeline::EngineOptions& o) {
+  if (c.depth > 0) o.depth = c.depth;
+  if (c.host_threads > 0) o.host_threads = c.host_threads;
+  if (c.staging_mib >= 0) o.staging_bytes = static_cast<std::size_t>(c.staging_mib) << 20;
+}
+
+void add_engine_details(Row& row, pipeline::Engine& engine) {
+  const auto rep = engine.timeline().report();
+  row.fields["detail"] = fmt::format("{}; bottleneck {} busy {:.0f}%", engine.describe(),
+                                     pipeline::stage_name(rep.bottleneck), 100 * rep.overlap_efficiency);
+  row.fields["engine"] = engine.describe();
+  row.fields["timeline"] = rep;
+}
+
+void write_trace(const Config& c, pipeline::Engine& engine, const std::string& name) {
+  if (c.trace_dir.empty()) return;
+  const auto base = std::filesystem::path(c.trace_dir) / name;
+  report::write_file_atomically(base.string() + ".trace.json", engine.timeline().chrome_trace(name).dump() + "\n");
+  report::write_file_atomically(base.string() + ".svg", engine.timeline().gantt_svg(name + "\n" + engine.describe()));
+}
+
+Row engine_row(const Config& c, pipeline::Engine& engine, const std::string& name, int runs, std::size_t n,
+               const std::function<pipeline::Item(std::size_t)>& make, const std::function<void()>& poison,
+               const std::function<bool()>& verify, const std::string& trace, const std::string& note) {
+  Row row = timed_row(name, c.warmup, runs, poison, [&] {
+    engine.timeline().clear();
+    for (std::size_t i = 0; i < n; ++i) (void)engine.submit(make(i));
+    engine.drain();
+  }, verify);
+  add_engine_details(row, engine);
+  if (!note.empty()) row.fields["detail"] = row.fields["detail"].get<std::string>() + "; " + note;
+  write_trace(c, engine, trace);
+  return row;
+}
+
+}  // namespace streampipe::bench::streams
