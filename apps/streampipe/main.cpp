@@ -46,7 +46,7 @@ int main(int argc, char** argv) {
   } catch (const UsageError& e) {
     fmt::print(stderr, "streampipe: {}\n", e.what());
     return 2;
-  } catch (const streampipe::CudaError& e) {
+  } catch (const streampipe::Error& e) {  // a library failed: which API, status and call
     fmt::print(stderr, "streampipe: {}\n", e.what());
     return 1;
   } catch (const std::exception& e) {

@@ -2,6 +2,7 @@
 #include "streampipe/pipeline/host_copy.hpp"
 
 #include "streampipe/cuda/pinned_pool.hpp"
+#include "streampipe/report/statistics.hpp"
 
 #include <algorithm>
 #include <atomic>
@@ -173,8 +174,7 @@ std::vector<HostCopyFigure> measure_host_copy(std::size_t bytes, int threads, in
         const double elapsed = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
         if (r > 0) ms.push_back(elapsed);
       }
-      std::sort(ms.begin(), ms.end());
-      out.push_back({t, streaming, static_cast<double>(bytes) / (ms[ms.size() / 2] * 1e6)});
+      out.push_back({t, streaming, static_cast<double>(bytes) / (report::median(ms) * 1e6)});
     }
     if (threads == 1) break;
   }

@@ -4,6 +4,7 @@
 #include "streampipe/cuda/bandwidth.hpp"
 #include "streampipe/cuda/device_buffer.hpp"
 #include "streampipe/cuda/event.hpp"
+#include "streampipe/report/statistics.hpp"
 
 #include <fmt/format.h>
 
@@ -46,8 +47,7 @@ double probe_ms(const Operation& op, int device_index, std::span<const std::byte
     stop.synchronize();
     if (run > 0) ms.push_back(elapsed(start, stop).count());
   }
-  std::sort(ms.begin(), ms.end());
-  return ms[ms.size() / 2];
+  return report::median(ms);
 }
 
 Backend resolve(Backend b) {
