@@ -19,11 +19,11 @@
 namespace streampipe::cli::serve {
 
 MlpRate measure_mlp_rate(const Device& device, serving::MlpModel& model, const InputPool& pool, std::size_t rows,
-                         std::size_t lanes, int runs) {
+                         int runs) {
   const CurrentDeviceGuard guard(device);
   const std::size_t in = model.input_size(), out = model.output_size();
   Stream stream(device);
-  auto lane = model.make_lane(stream.ref(), rows, 1);
+  auto lane = model.make_lane(stream.ref(), rows);
   lane->prepare(rows);  // the model's algorithm search, unless another lane already ran it
   DeviceBuffer<float> d_in(device, rows * in), d_out(device, rows * out);
   PinnedBuffer<float> h_in(rows * in), h_out(rows * out);
@@ -55,22 +55,19 @@ MlpRate measure_mlp_rate(const Device& device, serving::MlpModel& model, const I
   MlpRate rate;
   rate.rows = rows;
   rate.tflops = report::summarize(tflops);
-  std::vector<double> gemm_tflops;
-  for (const double us : model.time_layers(stream.ref(), rows, std::max(5, runs)))
-    gemm_tflops.push_back(model.flops_per_row() * static_cast<double>(rows) / (us * 1e-6) / 1e12);
-  rate.gemm_tflops = report::summarize(gemm_tflops);
-  rate.lanes = std::max<std::size_t>(lanes, 1);
-  std::vector<Stream> busy_streams;
-  std::vector<StreamRef> busy_refs;
-  for (std::size_t l = 0; l < rate.lanes; ++l) busy_refs.push_back(busy_streams.emplace_back(device).ref());
-  const auto busy_rate = [&](std::size_t plan_lanes) {
-    std::vector<double> tflops_per_run;
-    for (const double us : model.time_layers_busy(busy_refs, rows, std::max(5, runs), plan_lanes))
-      tflops_per_run.push_back(model.flops_per_row() * static_cast<double>(rows) / (us * 1e-6) / 1e12);
-    return report::summarize(tflops_per_run);
+  // The chain with the search's choices and with the heuristic's first answers, a run of
+  // each in turn, so that a clock change favours neither.
+  const auto to_tflops = [&](const std::vector<double>& us, std::vector<double>& tflops_per_pass) {
+    for (const double u : us)
+      tflops_per_pass.push_back(model.flops_per_row() * static_cast<double>(rows) / (u * 1e-6) / 1e12);
   };
-  rate.busy_gemm_tflops = busy_rate(rate.lanes);
-  rate.busy_alone_plan_tflops = busy_rate(1);
+  std::vector<double> searched, first;
+  for (int r = 0; r < std::max(5, runs); ++r) {
+    to_tflops(model.time_layers(stream.ref(), rows, 1), searched);
+    to_tflops(model.time_layers(stream.ref(), rows, 1, serving::MlpModel::GemmPlans::heuristic_first), first);
+  }
+  rate.gemm_tflops = report::summarize(searched);
+  rate.heuristic_gemm_tflops = report::summarize(first);
   rate.verified = true;
   for (std::size_t r = 0; r < rows; ++r) {
     double e = 0;
@@ -105,11 +102,6 @@ std::vector<LayerGroup> group_layers(const std::vector<serving::GemmChoice>& gem
   return groups;
 }
 
-double pct(double tflops, double peak) { return peak > 0 ? 100.0 * tflops / peak : 0.0; }
-
-// The time the search minimized: alone, or per GEMM with the lanes busy.
-double chosen_us(const serving::GemmChoice& c) { return c.lanes > 1 ? c.busy_us : c.us; }
-
 // The least memory traffic of a GEMM (A, B and D once), as GB/s: the yardstick of small
 // batches, which stream the weights and are bound by HBM bandwidth.
 double gbps(const serving::GemmChoice& c) {
@@ -119,73 +111,61 @@ double gbps(const serving::GemmChoice& c) {
 
 }  // namespace
 
-std::string gemm_choice_table(const serving::MlpModel& model, double peak_tflops) {
-  report::Table t({"batch", "lanes", "layers", "in -> out", "epilogue", "algo", "tile", "stages", "opt", "cluster",
-                   "split-K", "us alone", "us busy", "TFLOP/s", "% of peak", "GB/s", "heuristic #0 us", "gain",
-                   "sm90 us", "timed"});
-  for (const auto& [rows, lanes] : model.gemm_plans()) {
-    const auto choices = model.gemm_choices(rows, lanes);
+std::string gemm_choice_table(const serving::MlpModel& model) {
+  report::Table t({"batch", "layers", "in -> out", "epilogue", "algo", "tile", "stages", "opt", "cluster", "split-K",
+                   "heuristic rank", "us", "TFLOP/s", "GB/s", "heuristic #0 us", "gain", "timed", "search ms"});
+  double search_ms = 0;
+  for (const std::size_t rows : model.gemm_rows()) {
+    const auto choices = model.gemm_choices(rows);
     for (const auto& g : group_layers(choices)) {
       const auto& c = *g.choice;
+      search_ms += c.search_ms;
       const std::string layers = g.first == g.last ? std::to_string(g.first) : fmt::format("{}-{}", g.first, g.last);
-      t.add_row({std::to_string(rows), std::to_string(lanes), layers, fmt::format("{} -> {}", c.in, c.out),
-                 c.relu ? "bias+ReLU" : "bias", c.kernel == "cuBLASLt" ? std::to_string(c.algo_id) : c.kernel, c.tile,
-                 c.stages, c.kernel == "cuBLASLt" ? std::to_string(c.custom_option) : "-", c.cluster,
-                 c.split_k > 1 ? fmt::format("{} ({})", c.split_k, c.reduction) : "1", fmt::format("{:.1f}", c.us),
-                 c.busy_us > 0 ? fmt::format("{:.1f}", c.busy_us) : "-", fmt::format("{:.1f}", c.tflops),
-                 fmt::format("{:.0f}%", pct(c.tflops, peak_tflops)),
-                 fmt::format("{:.0f}", gbps(c)), fmt::format("{:.1f}", c.heuristic_us),
-                 fmt::format("{:.2f}x", chosen_us(c) > 0 ? c.heuristic_us / chosen_us(c) : 0.0),
-                 c.sm90_us > 0 ? fmt::format("{:.1f}", c.sm90_us) : "-", fmt::format("{}/{}", c.timed, c.planned)});
+      t.add_row({std::to_string(rows), layers, fmt::format("{} -> {}", c.in, c.out), c.relu ? "bias+ReLU" : "bias",
+                 std::to_string(c.algo_id), c.tile, c.stages, std::to_string(c.custom_option), c.cluster,
+                 std::to_string(c.split_k), c.heuristic_rank >= 0 ? std::to_string(c.heuristic_rank) : "variant",
+                 fmt::format("{:.1f}", c.us), fmt::format("{:.1f}", c.tflops()), fmt::format("{:.0f}", gbps(c)),
+                 fmt::format("{:.1f}", c.heuristic_us), fmt::format("{:.2f}x", c.gain()),
+                 std::to_string(c.candidates), fmt::format("{:.0f}", c.search_ms)});
     }
   }
-  return t.str(fmt::format("GEMM configurations chosen by the algorithm search (events around each GEMM, L2 "
-                           "flushed, median of 3 rounds of 10, pseudo-random bf16) against the bf16 peak {:.1f} "
-                           "TFLOP/s; with 1 lane the fastest alone, with more the least time per GEMM with that many "
-                           "lanes busy ('us busy': 4 GEMMs per lane on rotating weight copies, all lanes at once; "
-                           "TFLOP/s, % of peak and the heuristic's time are by that time); GB/s counts A, B and D "
-                           "once, alone; 'gain' is over the heuristic's first answer; "
-                           "'opt' is cuBLASLt's custom option (a kernel variant); 'timed' counts candidates "
-                           "accepted / planned; algo 'sm90' is streampipe's Hopper kernel, its split-K reduced in "
-                           "cluster shared memory (smem) and a workspace (ws), its tile 'x2' cut into 2 row tiles; "
-                           "'sm90 us' is that kernel's best time, chosen or not",
-                           peak_tflops));
+  return t.str(fmt::format("GEMM configurations chosen by the algorithm search: each candidate alone (events around "
+                           "each GEMM, L2 evicted before it, pseudo-random bf16, median of 3 interleaved rounds of 5); "
+                           "the heuristic's first answer stays unless a candidate is at least {:.0f}% faster and "
+                           "computes the same; 'heuristic rank' is the choice's place in the heuristic's answers "
+                           "('variant': an answer unsplit, or another kernel option), 'opt' cuBLASLt's custom option "
+                           "(a kernel variant), 'gain' the heuristic's first answer's time over the choice's; GB/s "
+                           "counts A, B and D once; {} searches, {:.0f} ms in all",
+                           100 * serving::kGemmSearchMinGain, model.gemm_searches(), search_ms));
 }
 
-nlohmann::json gemm_choices_json(const serving::MlpModel& model, double peak_tflops) {
+nlohmann::json gemm_choices_json(const serving::MlpModel& model) {
   nlohmann::json layers = nlohmann::json::array();
-  for (const auto& [rows, lanes] : model.gemm_plans()) {
-    const auto choices = model.gemm_choices(rows, lanes);
+  for (const std::size_t rows : model.gemm_rows()) {
+    const auto choices = model.gemm_choices(rows);
     for (const auto& g : group_layers(choices)) {
       const auto& c = *g.choice;
-    layers.push_back({{"layers", {g.first, g.last}},
-                      {"lanes", lanes},
-                      {"in", c.in},
-                      {"out", c.out},
-                      {"rows", c.rows},
-                      {"epilogue", c.relu ? "relu_bias" : "bias"},
-                      {"kernel", c.kernel},
-                      {"algo_id", c.algo_id},
-                      {"tile", c.tile},
-                      {"stages", c.stages},
-                      {"custom_option", c.custom_option},
-                      {"cluster", c.cluster},
-                      {"split_k", c.split_k},
-                      {"reduction", c.reduction},
-                      {"workspace_bytes", c.workspace_bytes},
-                      {"heuristic_rank", c.heuristic_rank},
-                      {"us", c.us},
-                      {"busy_us", c.busy_us},
-                      {"tflops", c.tflops},
-                      {"pct_of_peak", pct(c.tflops, peak_tflops)},
-                      {"gb_per_s", gbps(c)},
-                      {"heuristic_first_us", c.heuristic_us},
-                      {"sm90_us", c.sm90_us},
-                      {"sm90_config", c.sm90_config},
-                      {"candidates_planned", c.planned},
-                      {"candidates_timed", c.timed},
-                      {"candidates_disagreed", c.disagreed},
-                      {"search_ms", c.search_ms}});
+      layers.push_back({{"layers", {g.first, g.last}},
+                        {"in", c.in},
+                        {"out", c.out},
+                        {"rows", c.rows},
+                        {"epilogue", c.relu ? "relu_bias" : "bias"},
+                        {"algo_id", c.algo_id},
+                        {"tile", c.tile},
+                        {"stages", c.stages},
+                        {"custom_option", c.custom_option},
+                        {"cluster", c.cluster},
+                        {"split_k", c.split_k},
+                        {"workspace_bytes", c.workspace_bytes},
+                        {"heuristic_rank", c.heuristic_rank},
+                        {"us", c.us},
+                        {"tflops", c.tflops()},
+                        {"gb_per_s", gbps(c)},
+                        {"heuristic_first_us", c.heuristic_us},
+                        {"gain", c.gain()},
+                        {"candidates_timed", c.candidates},
+                        {"candidates_disagreed", c.disagreed},
+                        {"search_ms", c.search_ms}});
     }
   }
   return layers;

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
-// Internal: cuBLASLt status checks and owning handles for the MLP and the GEMM peak probe.
+// Internal: cuBLASLt status checks and owning handles for the MLP.
 // SP_CUBLAS_CHECK(call) throws CublasLtError: a streampipe::Error with api() cuBLASLt, the
 // cublasStatus_t, its name and text, the call and file:line. The class is internal to the
 // serving layer; callers catch it as streampipe::Error.

@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <array>
-#include <iterator>
 #include <map>
 
 namespace streampipe::serving::detail {
@@ -97,11 +96,6 @@ constexpr StagesName kStages[] = {
     {25, 32, 10}, {26, 8, 4}, {27, 16, 10}, {28, 8, 5},   {31, 8, 3},   {32, 8, 0},   {33, 16, 0},   {34, 32, 0},
     {35, 64, 0}, {36, 128, 0}, {37, 256, 0}, {38, 768, 0}};
 
-struct Seed {
-  AlgoConfig config;  // split_k 1, no reduction
-  double waves = 0;   // at split_k 1; <= 0 when unknown
-};
-
 }  // namespace
 
 bool accumulates_in_fp32(const AlgoConfig& c) noexcept {
@@ -109,104 +103,44 @@ bool accumulates_in_fp32(const AlgoConfig& c) noexcept {
                         : c.reduction == kReductionComputeType;
 }
 
-std::vector<Candidate> plan_candidates(std::span<const HeuristicEntry> heuristic,
-                                       const std::function<AlgoCaps(int id)>& caps, const CandidateLimits& limits) {
+std::vector<Candidate> plan_candidates(std::span<const AlgoConfig> heuristic,
+                                       const std::function<std::uint32_t(int id)>& custom_option_max,
+                                       const CandidateLimits& limits) {
   std::vector<Candidate> out;
   const auto add = [&](const AlgoConfig& c, int rank) {
-    if (out.size() >= limits.max_candidates || !accumulates_in_fp32(c)) return false;
+    if (!accumulates_in_fp32(c)) return false;
     if (std::any_of(out.begin(), out.end(), [&](const Candidate& x) { return x.config == c; })) return false;
     out.push_back({c, rank});
     return true;
   };
-
-  std::size_t kept = 0;
-  for (std::size_t i = 0; i < heuristic.size() && kept < limits.heuristic_kept; ++i)
-    if (add(heuristic[i].config, static_cast<int>(i))) ++kept;
-
-  std::vector<Seed> seeds;
-  for (const auto& h : heuristic) {
-    if (seeds.size() >= limits.seeds) break;
-    AlgoConfig s = h.config;
-    s.split_k = 1;
-    s.reduction = kReductionNone;
-    if (std::any_of(seeds.begin(), seeds.end(), [&](const Seed& x) { return x.config == s; })) continue;
-    const double waves = h.waves > 0 ? static_cast<double>(h.waves) / std::max(1, h.config.split_k) : 0.0;
-    seeds.push_back({s, waves});
-  }
-
-  std::map<int, AlgoCaps> known;
-  const auto caps_of = [&](int id) -> const AlgoCaps& {
-    auto it = known.find(id);
-    if (it == known.end()) it = known.emplace(id, caps(id)).first;
-    return it->second;
-  };
-  const auto splits = [](const AlgoCaps& c) { return c.split_k && (c.reduction_mask & kReductionComputeType) != 0; };
-  const auto fits = [&](double waves, int k) { return waves <= 0 || waves * k <= limits.max_waves; };
-  const auto add_split = [&](AlgoConfig c, int k) {
-    c.split_k = k;
-    c.reduction = kReductionComputeType;
-    (void)add(c, -1);
+  const auto unsplit = [](AlgoConfig c) {
+    c.split_k = 1;
+    c.reduction = kReductionNone;
+    return c;
   };
 
-  for (const Seed& s : seeds) {
-    (void)add(s.config, -1);
-    if (!splits(caps_of(s.config.id))) continue;
-    for (const int k : kSplitKs) {
-      if (!fits(s.waves, k)) break;
-      add_split(s.config, k);
-    }
-  }
+  std::vector<AlgoConfig> answers;  // the heuristic's answers the plan keeps, in order
+  for (std::size_t i = 0; i < heuristic.size() && answers.size() < limits.heuristic_answers; ++i)
+    if (add(heuristic[i], static_cast<int>(i))) answers.push_back(heuristic[i]);
 
-  for (std::size_t j = 0; j < std::min(limits.tile_seeds, seeds.size()); ++j) {
-    const Seed& s = seeds[j];
-    const auto shape = tile_shape(s.config.tile);
-    if (!shape) continue;
-    const AlgoCaps& c = caps_of(s.config.id);
-    const int area = shape->rows * shape->cols;
-    std::vector<std::pair<int, std::uint32_t>> smaller;  // (area, tile)
-    for (const std::uint32_t t : c.tiles)
-      if (const auto ts = tile_shape(t); ts && ts->rows * ts->cols < area) smaller.emplace_back(ts->rows * ts->cols, t);
-    std::sort(smaller.begin(), smaller.end(), [](const auto& a, const auto& b) {
-      return a.first != b.first ? a.first > b.first : a.second < b.second;
-    });
-    smaller.erase(std::unique(smaller.begin(), smaller.end()), smaller.end());
-    if (smaller.size() > limits.smaller_tiles) smaller.resize(limits.smaller_tiles);
-    for (const auto& [tile_area, tile] : smaller) {
-      const double waves = s.waves > 0 ? s.waves * area / tile_area : 0.0;
-      if (!fits(waves, 1)) continue;
-      // A stage count the heuristic paired with this tile is known to work; otherwise the
-      // seed's, and "undefined" (cuBLASLt picks): AlgoCheck rejects what does not fit.
-      std::vector<std::uint32_t> stages;
-      for (const auto& h : heuristic)
-        if (h.config.id == s.config.id && h.config.tile == tile &&
-            std::find(stages.begin(), stages.end(), h.config.stages) == stages.end())
-          stages.push_back(h.config.stages);
-      if (stages.empty()) stages = {s.config.stages, 0u};
-      for (const std::uint32_t st : stages) {
-        AlgoConfig v = s.config;
-        v.tile = tile;
-        v.stages = st;
-        (void)add(v, -1);
-        if (!splits(c)) continue;
-        for (const int k : {2, 4})
-          if (fits(waves, k)) add_split(v, k);
-      }
-    }
-  }
+  for (const AlgoConfig& a : answers)
+    if (a.split_k > 1) (void)add(unsplit(a), -1);
 
   // Kernel options: the same tile with every custom option and cluster shape. Distinct
   // tiles only: the heuristic's answers often differ in these options alone.
-  std::vector<AlgoConfig> option_seeds;
-  for (const Seed& s : seeds) {
-    if (option_seeds.size() >= limits.option_seeds) break;
-    if (std::any_of(option_seeds.begin(), option_seeds.end(), [&](const AlgoConfig& x) {
-          return x.id == s.config.id && x.tile == s.config.tile && x.stages == s.config.stages;
+  std::vector<AlgoConfig> tiles;
+  for (const AlgoConfig& a : answers) {
+    if (tiles.size() >= limits.option_tiles) break;
+    if (std::none_of(tiles.begin(), tiles.end(), [&](const AlgoConfig& t) {
+          return t.id == a.id && t.tile == a.tile && t.stages == a.stages;
         }))
-      continue;
-    option_seeds.push_back(s.config);
+      tiles.push_back(unsplit(a));
   }
-  for (const AlgoConfig& seed : option_seeds) {
-    const std::uint32_t customs = std::min(caps_of(seed.id).custom_option_max + 1, limits.max_custom_options);
+  std::map<int, std::uint32_t> known;
+  for (const AlgoConfig& seed : tiles) {
+    auto it = known.find(seed.id);
+    if (it == known.end()) it = known.emplace(seed.id, custom_option_max(seed.id)).first;
+    const std::uint32_t customs = std::min(it->second + 1, limits.max_custom_options);
     std::vector<std::uint16_t> clusters{seed.cluster_shape};
     if (seed.cluster_shape != kClusterAuto)
       for (const std::uint16_t c : kOptionClusters)
@@ -222,33 +156,16 @@ std::vector<Candidate> plan_candidates(std::span<const HeuristicEntry> heuristic
   return out;
 }
 
-std::optional<TileShape> tile_shape(std::uint32_t tile) noexcept {
-  if (tile == 0 || tile > kTiles.size()) return std::nullopt;
-  const auto& t = kTiles[tile - 1];
-  return TileShape{t[0], t[1]};
-}
-
 std::string tile_name(std::uint32_t tile) {
   if (tile == 0) return "auto";
-  if (const auto t = tile_shape(tile)) return fmt::format("{}x{}", t->rows, t->cols);
+  if (tile <= kTiles.size()) return fmt::format("{}x{}", kTiles[tile - 1][0], kTiles[tile - 1][1]);
   return fmt::format("tile {}", tile);
 }
-
 std::string stages_name(std::uint32_t stages) {
   if (stages == 0) return "auto";
   for (const auto& s : kStages)
     if (s.id == stages) return s.count == 0 ? fmt::format("{}xAUTO", s.depth) : fmt::format("{}x{}", s.depth, s.count);
   return fmt::format("stages {}", stages);
-}
-
-std::string reduction_name(std::uint32_t reduction) {
-  switch (reduction) {
-    case kReductionNone: return "none";
-    case kReductionInplace: return "in place";
-    case kReductionComputeType: return "fp32";
-    case kReductionOutputType: return "output type";
-    default: return fmt::format("scheme {}", reduction);
-  }
 }
 
 std::string cluster_name(std::uint16_t cluster) {

@@ -7,6 +7,7 @@
 #include "streampipe/cuda/graph.hpp"
 #include "streampipe/cuda/nvtx.hpp"
 #include "streampipe/cuda/pinned_buffer.hpp"
+#include "streampipe/cuda/pinned_pool.hpp"
 
 #include <fmt/format.h>
 
@@ -20,13 +21,16 @@
 
 namespace streampipe::serving {
 
-// A slot holds one batch in flight: its pinned staging, row tables and events. The device
-// buffers and the model's scratch are the lane's, shared by both slots: the lane's one
-// stream orders the second batch's upload after the first batch's download.
+// A slot holds one batch in flight: its pinned staging, row tables and events (named as
+// the engine's lanes name theirs). The device buffers and the model's scratch are the
+// lane's, shared by both slots: the lane's one stream orders the second batch's upload
+// after the first batch's download.
 struct GpuExecutor::Slot {
-  Slot(const Device& d, EventWait wait) : start(d), copied_in(d), computed(d), done(d, EventTiming::enabled, wait) {}
-  // Staging: every row with copied I/O; with mapped I/O the rows of requests not pinned.
-  PinnedBuffer<float> h_in, h_out;
+  Slot(const Device& d, EventWait wait) : start(d), inputs_in(d), computed(d), done(d, EventTiming::enabled, wait) {}
+  // Staging, lent by PinnedPool::global() as the engine's is: every row with copied I/O;
+  // with mapped I/O the rows of requests not pinned.
+  PinnedBlock in_block, out_block;
+  std::span<float> h_in, h_out;
   // Mapped I/O: where the model reads row r and writes it, and the staging and those tables
   // as the device addresses them.
   PinnedBuffer<const float*> in_rows;
@@ -35,7 +39,7 @@ struct GpuExecutor::Slot {
   float* mapped_out = nullptr;
   const float* const* mapped_in_rows = nullptr;
   float* const* mapped_out_rows = nullptr;
-  Event start, copied_in, computed, done;
+  Event start, inputs_in, computed, done;
   double enqueue_ms = 0;
   bool in_flight = false;
   bool waited = false;
@@ -112,8 +116,10 @@ void GpuExecutor::prepare(std::span<const std::size_t> buckets) {
   for (auto& lane_ptr : lanes_) {
     Lane& lane = *lane_ptr;
     for (Slot& slot : lane.slots) {
-      slot.h_in = PinnedBuffer<float>(largest * in);
-      slot.h_out = PinnedBuffer<float>(largest * out);
+      slot.in_block = PinnedPool::global().acquire(largest * in * sizeof(float));
+      slot.out_block = PinnedPool::global().acquire(largest * out * sizeof(float));
+      slot.h_in = slot.in_block.as<float>();
+      slot.h_out = slot.out_block.as<float>();
       std::fill(slot.h_in.begin(), slot.h_in.end(), 0.0f);
       if (mapped) {
         slot.mapped_in = device_view(slot.h_in.data());
@@ -132,7 +138,7 @@ void GpuExecutor::prepare(std::span<const std::size_t> buckets) {
       // Warm-up runs compute on zeros, never on uninitialized memory.
       SP_CUDA_CHECK(cudaMemsetAsync(lane.d_in.data(), 0, lane.d_in.bytes(), lane.stream.handle()));
     }
-    lane.model = model_.make_lane(lane.stream.ref(), largest, lanes_.size());
+    lane.model = model_.make_lane(lane.stream.ref(), largest);
     lane.plans.clear();
     lane.prepared.clear();
     for (const std::size_t b : buckets) {
@@ -193,7 +199,7 @@ void GpuExecutor::enqueue(Lane& lane, Slot& slot, std::size_t rows, std::size_t 
         SP_CUDA_CHECK(
             cudaMemsetAsync(lane.d_in.data() + rows * in, 0, (bucket - rows) * in * sizeof(float), s.handle()));
     }
-    slot.copied_in.record(s);
+    slot.inputs_in.record(s);
     // Enqueue time covers the compute only (as trtexec's does): one graph launch, or the
     // model's launches one by one.
     const auto t0 = std::chrono::steady_clock::now();
@@ -231,8 +237,8 @@ BatchTiming GpuExecutor::complete(Lane& lane, Slot& slot) {
   }
   BatchTiming t;
   t.enqueue_ms = slot.enqueue_ms;
-  t.h2d_ms = elapsed(slot.start, slot.copied_in).count();
-  t.compute_ms = elapsed(slot.copied_in, slot.computed).count();
+  t.h2d_ms = elapsed(slot.start, slot.inputs_in).count();
+  t.compute_ms = elapsed(slot.inputs_in, slot.computed).count();
   t.d2h_ms = elapsed(slot.computed, slot.done).count();
   return t;
 }
@@ -257,7 +263,7 @@ void GpuExecutor::launch(std::size_t lane_index, std::size_t slot_index, const B
   const std::size_t in = model_.input_size(), out = model_.output_size(), rows = batch.size();
   if (options_.io == BatchIo::mapped) {
     // Pinned requests are read and written where they are; the others through the staging.
-    gather_inputs(batch, slot.h_in.span(), in, RowsToCopy::not_pinned);
+    gather_inputs(batch, slot.h_in, in, RowsToCopy::not_pinned);
     for (std::size_t r = 0; r < rows; ++r) {
       if (batch.is_pinned(r)) {
         slot.in_rows[r] = batch.inputs[r].data();
@@ -271,7 +277,7 @@ void GpuExecutor::launch(std::size_t lane_index, std::size_t slot_index, const B
       slot.out_rows[r] = nullptr;
     }
   } else {
-    gather_inputs(batch, slot.h_in.span(), in);
+    gather_inputs(batch, slot.h_in, in);
   }
   enqueue(lane, slot, rows, batch.bucket);
 }
@@ -290,7 +296,7 @@ BatchTiming GpuExecutor::finish(std::size_t lane_index, std::size_t slot_index, 
   const NvtxRange range("GpuExecutor::finish");
   const BatchTiming t = complete(lane, slot);
   // Pinned requests' outputs were written in place by the device (mapped I/O).
-  scatter_outputs(slot.h_out.span(), batch, model_.output_size(),
+  scatter_outputs(slot.h_out, batch, model_.output_size(),
                   options_.io == BatchIo::mapped ? RowsToCopy::not_pinned : RowsToCopy::all);
   return t;
 }

@@ -4,7 +4,6 @@
 #include "cublaslt_handles.hpp"
 #include "gemm_algorithm_search.hpp"
 #include "mlp_convert.cuh"
-#include "sm90_gemm.hpp"
 #include "streampipe/cuda/device_buffer.hpp"
 #include "streampipe/cuda/error.hpp"
 #include "streampipe/cuda/event.hpp"
@@ -34,24 +33,20 @@ namespace {
 struct LayerPlan {
   detail::MatrixLayout b, d;
   cublasLtMatmulAlgo_t algo{};
-  std::optional<detail::Sm90Gemm> sm90;  // set when the search chose the sm_90a kernel
 };
 
 class MlpLane final : public ModelLane {
  public:
-  MlpLane(std::shared_ptr<const MlpModel::State> state, StreamRef stream, std::size_t max_rows, int lanes)
+  MlpLane(std::shared_ptr<const MlpModel::State> state, StreamRef stream, std::size_t max_rows,
+          MlpModel::GemmPlans plans = MlpModel::GemmPlans::searched)
       : state_(std::move(state)),
         stream_(stream),
         max_rows_(max_rows),
-        lanes_(lanes),
+        gemm_plans_(plans),
         handle_(detail::make_handle()),
-        workspace_(Device(state_->device), detail::kWorkspaceBytes),
-        preference_(detail::make_preference(detail::kWorkspaceBytes)) {
+        workspace_(Device(state_->device), detail::kWorkspaceBytes) {
     const std::size_t widest = *std::max_element(state_->sizes.begin(), state_->sizes.end());
     for (auto& a : activations_) a = DeviceBuffer<std::uint16_t>(Device(state_->device), max_rows * widest);
-    // Scratch for the sm_90a kernel's K splits, where that kernel can run at all.
-    if (detail::sm90_gemm_unsupported(Device(state_->device), {widest, widest, 1, false}).empty())
-      sm90_workspace_.emplace(stream_, widest);
     const std::size_t layers = state_->sizes.size() - 1;
     for (std::size_t i = 0; i < layers; ++i) {
       auto desc = detail::make_tn_desc();
@@ -69,9 +64,10 @@ class MlpLane final : public ModelLane {
   }
 
   // Each layer's algorithm comes from the model-wide search cache: the first lane to need a
-  // (shape, rows, epilogue, lanes) times the candidates (gemm_algorithm_search.hpp), every
-  // other layer and lane of that shape reuses the result. The search runs on its own stream and
+  // (shape, rows, epilogue) times the candidates (gemm_algorithm_search.hpp), every other
+  // layer and lane of that shape reuses the result. The search runs on its own stream and
   // never on this lane's, so prepare() may be called while the lane's stream is captured.
+  // A lane made for the heuristic's first answers (MlpModel::time_layers) searches nothing.
   void prepare(std::size_t rows) override {
     if (rows == 0 || rows > max_rows_)
       throw std::invalid_argument(fmt::format("MLP lane: {} rows outside [1, {}]", rows, max_rows_));
@@ -85,29 +81,24 @@ class MlpLane final : public ModelLane {
     for (std::size_t i = 0; i < layers; ++i) {
       const std::size_t in = state_->sizes[i], out = state_->sizes[i + 1];
       LayerPlan p{detail::make_layout(in, rows, static_cast<std::int64_t>(in)),
-                  detail::make_layout(out, rows, static_cast<std::int64_t>(out)), {}, std::nullopt};
+                  detail::make_layout(out, rows, static_cast<std::int64_t>(out)), {}};
       const bool relu = i + 1 < layers;
-      const std::uint16_t* bias = state_->biases[i].data();
       const detail::GemmProblem problem{descs_[i].get(), a_layouts_[i].get(), p.b.get(), p.d.get(),
-                                        state_->weights[i].data(), in, out, rows, relu,
-                                        sm90_workspace_ ? bias : nullptr, lanes_};
-      const auto found = state_->searches.find_or_search({in, out, rows, relu, lanes_}, [&] {
-        return detail::search_gemm(device, handle_.get(), problem, workspace_.bytes());
-      });
-      // A shared result was checked against another layer's descriptors (its bias pointer):
-      // check it against this one's too (a host call, safe inside a capture).
-      if (found.sm90 && sm90_workspace_) {
-        // Layer i reads activations_[i % 2] and writes the other (enqueue's ping-pong).
-        p.sm90.emplace(device, detail::Sm90GemmShape{in, out, rows, relu}, *found.sm90, state_->weights[i].data(),
-                       bias, activations_[i % 2].data(), activations_[1 - i % 2].data(), sm90_workspace_->ref());
-      } else if (detail::algo_accepted(handle_.get(), problem, found.algo, workspace_.bytes())) {
-        p.algo = found.algo;
-      } else if (const auto first = detail::heuristic_first(handle_.get(), problem, workspace_.bytes())) {
-        p.algo = *first;
-      } else {
+                                        state_->weights[i].data(), in, out, rows, relu};
+      std::optional<cublasLtMatmulAlgo_t> algo;
+      if (gemm_plans_ == MlpModel::GemmPlans::searched) {
+        const auto found = state_->searches.find_or_search({in, out, rows, relu}, [&] {
+          return detail::search_gemm(device, handle_.get(), problem, workspace_.bytes());
+        });
+        // A shared result was checked against another layer's descriptors (its bias
+        // pointer): check it against this one's too (a host call, safe inside a capture).
+        if (detail::algo_accepted(handle_.get(), problem, found.algo, workspace_.bytes())) algo = found.algo;
+      }
+      if (!algo) algo = detail::heuristic_first(handle_.get(), problem, workspace_.bytes());
+      if (!algo)
         throw std::runtime_error(fmt::format("cuBLASLt has no bf16 algorithm for layer {} ({} -> {}) at {} rows", i,
                                              in, out, rows));
-      }
+      p.algo = *algo;
       plans.push_back(std::move(p));
     }
     plans_.emplace(rows, std::move(plans));
@@ -176,13 +167,9 @@ class MlpLane final : public ModelLane {
     for (std::size_t i = 0; i < it->second.size(); ++i) {
       const LayerPlan& p = it->second[i];
       std::uint16_t* y = activations_[1 - cur].data();
-      if (p.sm90) {
-        p.sm90->enqueue(stream_);
-      } else {
-        SP_CUBLAS_CHECK(cublasLtMatmul(handle_.get(), descs_[i].get(), &alpha, state_->weights[i].data(),
-                                       a_layouts_[i].get(), activations_[cur].data(), p.b.get(), &beta, y, p.d.get(),
-                                       y, p.d.get(), &p.algo, workspace_.data(), workspace_.bytes(), stream_.handle()));
-      }
+      SP_CUBLAS_CHECK(cublasLtMatmul(handle_.get(), descs_[i].get(), &alpha, state_->weights[i].data(),
+                                     a_layouts_[i].get(), activations_[cur].data(), p.b.get(), &beta, y, p.d.get(), y,
+                                     p.d.get(), &p.algo, workspace_.data(), workspace_.bytes(), stream_.handle()));
       cur = 1 - cur;
     }
     return cur;
@@ -191,12 +178,10 @@ class MlpLane final : public ModelLane {
   std::shared_ptr<const MlpModel::State> state_;
   StreamRef stream_;
   std::size_t max_rows_;
-  int lanes_;
+  MlpModel::GemmPlans gemm_plans_;
   detail::LtHandle handle_;
   DeviceBuffer<std::byte> workspace_;
-  detail::MatmulPreference preference_;
   DeviceBuffer<std::uint16_t> activations_[2];
-  std::optional<detail::Sm90Workspace> sm90_workspace_;
   std::vector<detail::MatmulDesc> descs_;
   std::vector<detail::MatrixLayout> a_layouts_;
   std::map<std::size_t, std::vector<LayerPlan>> plans_;
@@ -229,92 +214,43 @@ MlpModel::~MlpModel() = default;
 std::size_t MlpModel::input_size() const { return state_->sizes.front(); }
 std::size_t MlpModel::output_size() const { return state_->sizes.back(); }
 
-std::vector<GemmChoice> MlpModel::gemm_choices(std::size_t rows, std::size_t lanes) const {
+std::vector<GemmChoice> MlpModel::gemm_choices(std::size_t rows) const {
   std::vector<GemmChoice> choices;
   const std::size_t layers = state_->sizes.size() - 1;
   for (std::size_t i = 0; i < layers; ++i) {
-    const auto found = state_->searches.find(
-        {state_->sizes[i], state_->sizes[i + 1], rows, i + 1 < layers, static_cast<int>(lanes)});
+    const auto found = state_->searches.find({state_->sizes[i], state_->sizes[i + 1], rows, i + 1 < layers});
     if (!found) return {};
     choices.push_back(found->choice);
   }
   return choices;
 }
 
-std::vector<std::pair<std::size_t, std::size_t>> MlpModel::gemm_plans() const {
-  std::vector<std::pair<std::size_t, std::size_t>> plans;
-  for (const auto& [rows, lanes] : state_->searches.plans()) {
-    const auto l = static_cast<std::size_t>(lanes);
-    if (!gemm_choices(rows, l).empty()) plans.emplace_back(rows, l);
-  }
-  return plans;
+std::vector<std::size_t> MlpModel::gemm_rows() const {
+  std::vector<std::size_t> rows;
+  for (const std::size_t r : state_->searches.rows())
+    if (!gemm_choices(r).empty()) rows.push_back(r);
+  return rows;
 }
 
 std::size_t MlpModel::gemm_searches() const { return state_->searches.searches(); }
 
-std::vector<double> MlpModel::time_layers(StreamRef stream, std::size_t rows, int runs) {
+std::vector<double> MlpModel::time_layers(StreamRef stream, std::size_t rows, int runs, GemmPlans plans) {
   if (stream.device_index() != state_->device)
     throw std::invalid_argument(fmt::format("MlpModel: weights live on GPU {}, the stream on GPU {}", state_->device,
                                             stream.device_index()));
   const CurrentDeviceGuard guard(stream.device());
-  MlpLane lane(state_, stream, rows, 1);
+  MlpLane lane(state_, stream, rows, plans);
   lane.prepare(rows);
   return lane.time_layers(rows, std::max(runs, 1));
 }
 
-std::vector<double> MlpModel::time_layers_busy(std::span<const StreamRef> streams, std::size_t rows, int runs,
-                                               std::size_t plan_lanes) {
-  if (streams.empty()) throw std::invalid_argument("MlpModel: time_layers_busy needs at least one stream");
-  for (const StreamRef s : streams)
-    if (s.device_index() != state_->device)
-      throw std::invalid_argument(fmt::format("MlpModel: weights live on GPU {}, a stream on GPU {}", state_->device,
-                                              s.device_index()));
-  const Device device(state_->device);
-  const CurrentDeviceGuard guard(device);
-  const int lanes = static_cast<int>(streams.size());
-  const int planned_for = plan_lanes == 0 ? lanes : static_cast<int>(plan_lanes);
-  std::vector<std::unique_ptr<MlpLane>> lane_models;
-  std::vector<GraphExec> graphs;
-  for (const StreamRef s : streams) {
-    lane_models.push_back(std::make_unique<MlpLane>(state_, s, rows, planned_for));
-    lane_models.back()->prepare(rows);
-    graphs.push_back(lane_models.back()->capture_layers(rows));
-  }
-  constexpr int kPasses = 10;
-  const StreamRef first = streams.front();
-  Event start(device), stop(device);
-  std::vector<Event> done;
-  for (std::size_t l = 1; l < streams.size(); ++l) done.emplace_back(device, EventTiming::disabled);
-  const auto span = [&] {
-    start.record(first);
-    for (std::size_t l = 1; l < streams.size(); ++l) streams[l].wait(start);
-    for (int pass = 0; pass < kPasses; ++pass)
-      for (std::size_t l = 0; l < streams.size(); ++l) {
-        lane_models[l]->fill_input(rows, static_cast<unsigned>(7 + pass * lanes + static_cast<int>(l)));
-        graphs[l].launch(streams[l]);
-      }
-    for (std::size_t l = 1; l < streams.size(); ++l) {
-      done[l - 1].record(streams[l]);
-      first.wait(done[l - 1]);
-    }
-    stop.record(first);
-    stop.synchronize();
-    return elapsed(start, stop).count() * 1e3 / (kPasses * lanes);
-  };
-  (void)span();  // graph upload and clocks, outside the measurement
-  std::vector<double> us;
-  for (int r = 0; r < std::max(runs, 1); ++r) us.push_back(span());
-  return us;
-}
-
-std::unique_ptr<ModelLane> MlpModel::make_lane(StreamRef stream, std::size_t max_rows, std::size_t lanes) {
+std::unique_ptr<ModelLane> MlpModel::make_lane(StreamRef stream, std::size_t max_rows) {
   if (stream.device_index() != state_->device)
     throw std::invalid_argument(fmt::format("MlpModel: weights live on GPU {}, the lane's stream on GPU {}",
                                             state_->device, stream.device_index()));
   if (max_rows == 0) throw std::invalid_argument("MlpModel: a lane needs room for at least one row");
-  if (lanes == 0) throw std::invalid_argument("MlpModel: a lane belongs to at least one lane running at once");
   const CurrentDeviceGuard guard(stream.device());
-  return std::make_unique<MlpLane>(state_, stream, max_rows, static_cast<int>(lanes));
+  return std::make_unique<MlpLane>(state_, stream, max_rows);
 }
 
 }  // namespace streampipe::serving

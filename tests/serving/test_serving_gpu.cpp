@@ -11,6 +11,7 @@
 #include "streampipe/cuda/event.hpp"
 #include "streampipe/cuda/pinned_buffer.hpp"
 #include "streampipe/cuda/stream.hpp"
+#include "streampipe/report/statistics.hpp"
 #include "support/gpu.hpp"
 
 #include "row_kernels.hpp"
@@ -205,7 +206,7 @@ class RotatingModel final : public DeviceModel {
   [[nodiscard]] std::size_t input_size() const override { return kWidth; }
   [[nodiscard]] std::size_t output_size() const override { return kWidth; }
   [[nodiscard]] bool accepts_mapped_io() const override { return mapped_; }
-  [[nodiscard]] std::unique_ptr<ModelLane> make_lane(StreamRef stream, std::size_t, std::size_t) override {
+  [[nodiscard]] std::unique_ptr<ModelLane> make_lane(StreamRef stream, std::size_t) override {
     struct Lane final : ModelLane {
       explicit Lane(StreamRef s) : stream(s) {}
       StreamRef stream;
@@ -335,7 +336,7 @@ class FlakyModel final : public DeviceModel {
   std::atomic<bool> fail{false};
   std::size_t input_size() const override { return 8; }
   std::size_t output_size() const override { return 8; }
-  std::unique_ptr<ModelLane> make_lane(StreamRef stream, std::size_t, std::size_t) override {
+  std::unique_ptr<ModelLane> make_lane(StreamRef stream, std::size_t) override {
     struct Lane final : ModelLane {
       FlakyModel* m;
       StreamRef s;
@@ -382,7 +383,7 @@ TEST(BatchingGpu, TimesTheLayersAloneWithoutTheConversions) {
     EXPECT_LT(us, 10'000.0);
   }
   // A whole forward pass runs the same GEMMs and two conversion kernels besides.
-  auto lane = model.make_lane(stream.ref(), 64, 1);
+  auto lane = model.make_lane(stream.ref(), 64);
   lane->prepare(64);
   DeviceBuffer<float> in(device, 64 * 1024), out(device, 64 * 1024);
   SP_CUDA_CHECK(cudaMemsetAsync(in.data(), 0, in.bytes(), stream.handle()));
@@ -395,21 +396,27 @@ TEST(BatchingGpu, TimesTheLayersAloneWithoutTheConversions) {
     stop.synchronize();
     if (i >= 2) forward_us.push_back(elapsed(start, stop).count() * 1e3);
   }
-  auto median = [](std::vector<double> v) {
-    std::sort(v.begin(), v.end());
-    return v[v.size() / 2];
-  };
-  EXPECT_LT(median(layers_us), median(forward_us));
+  EXPECT_LT(report::summarize(layers_us).median, report::summarize(forward_us).median);
   EXPECT_THROW((void)model.time_layers(stream.ref(), 0, 1), std::invalid_argument);
 }
 
-TEST(BatchingGpu, GemmPeakIsPlausible) {
+TEST(BatchingGpu, TimesTheLayersOnTheHeuristicsFirstAnswersWithoutASearch) {
   SP_REQUIRE_GPU();
-  const auto peak = measure_bf16_gemm_peak(Device(0), 2048, 3);
-  EXPECT_GT(peak.median_tflops, 1.0);
-  EXPECT_LT(peak.median_tflops, 5000.0);
-  EXPECT_LE(peak.min_tflops, peak.median_tflops);
-  EXPECT_GE(peak.max_tflops, peak.median_tflops);
+  const Device device(0);
+  MlpModel model(device, make_mlp_weights({1024, 1024, 1024}, 6));
+  Stream stream(device);
+  const auto first_us = model.time_layers(stream.ref(), 32, 1, MlpModel::GemmPlans::heuristic_first);
+  ASSERT_EQ(first_us.size(), 9u);
+  for (const double us : first_us) {
+    EXPECT_GT(us, 0.0);
+    EXPECT_LT(us, 10'000.0);
+  }
+  EXPECT_EQ(model.gemm_searches(), 0u);  // cuBLASLt's own choice: nothing timed, nothing cached
+  EXPECT_TRUE(model.gemm_choices(32).empty());
+  const auto searched_us = model.time_layers(stream.ref(), 32, 1);
+  EXPECT_EQ(searched_us.size(), 9u);
+  EXPECT_EQ(model.gemm_searches(), 2u);  // bias + ReLU, and bias for the last layer
+  EXPECT_EQ(model.gemm_choices(32).size(), 2u);
 }
 
 }  // namespace

@@ -1,65 +1,54 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
-// The outcome of the MLP's per-shape GEMM algorithm search (see docs/batching.md): for
-// one layer shape at one batch size, the configuration (cuBLASLt's, or streampipe's own
-// Hopper kernel) that was fastest among the candidates timed, alone or with the batcher's
-// lanes all busy, its time, and what the heuristic's first answer took. Host data only;
+// The outcome of the MLP's per-shape GEMM algorithm search (docs/batching.md): for one
+// layer shape at one batch size, the cuBLASLt configuration the search chose, its time and
+// the time of the heuristic's first answer, timed the same way. Host data only;
 // MlpModel::gemm_choices() returns one per layer.
 
 #include <cstddef>
-#include <cstdint>
 #include <string>
 
 namespace streampipe::serving {
+
+// The search keeps the heuristic's first answer unless a candidate is at least this much
+// faster (time ratio - 1): smaller differences, timed alone, do not carry over to the
+// layers chained as a batch runs them (docs/batching.md).
+inline constexpr double kGemmSearchMinGain = 0.03;
 
 struct GemmChoice {
   // The problem: D (out x rows) = W (out x in) · X^T, bias (+ ReLU) in the epilogue.
   std::size_t in = 0, out = 0, rows = 0;
   bool relu = false;
 
-  // Which kernel: "cuBLASLt", or "sm90" for streampipe's own Hopper kernel (then algo_id
-  // is -1, `tile` is 128 features x the tile's batch rows, `reduction` says how the K
-  // slices are summed: in a cluster's shared memory, and through a workspace).
-  std::string kernel = "cuBLASLt";
-  // The configuration (cuBLASLt's algorithm id and the names of its tile and stages).
+  // The configuration: cuBLASLt's algorithm id, the names of its tile and stages, its K
+  // split (partial sums always reduced in fp32), custom option (a kernel variant of the
+  // algorithm) and cluster shape ("1x2", "auto").
   int algo_id = 0;
   std::string tile, stages;
   int split_k = 1;
-  std::string reduction;  // how split-K partial sums are reduced: "none" or "fp32"
-  // cuBLASLt's custom option (a kernel variant of the algorithm) and cluster shape
-  // ("2x1", "auto"); "-" for the sm90 kernel.
   int custom_option = 0;
   std::string cluster = "auto";
   std::size_t workspace_bytes = 0;
-  int heuristic_rank = -1;  // its place in the heuristic's answers; -1: a variant the search built
+  // Its place in the heuristic's answers: 0 is cuBLASLt's own first choice; -1 a variant
+  // the search built from one of them (K unsplit, another kernel option).
+  int heuristic_rank = -1;
 
-  // The lanes the search chose for: 1, the fastest GEMM alone; more, the least time per
-  // GEMM with that many lanes busy at once (gemm_busy_timing.hpp), what a batcher with that
-  // many lanes runs under full load.
-  int lanes = 1;
-  // Events around each GEMM alone, L2 flushed before it, pseudo-random bf16 data; with one
-  // lane the median of 3 rounds (each the median of 10 runs), with more the first pass's
-  // median of 5.
-  double us = 0;            // one GEMM alone
-  double busy_us = 0;       // per GEMM with `lanes` lanes busy, median of 3 rounds of 10; 0 with one lane
-  double tflops = 0;        // 2·in·out·rows / the time chosen by (busy_us with lanes > 1, else us)
-  double heuristic_us = 0;  // the heuristic's first answer, timed as the choice was
-  // streampipe's sm_90a kernel where it was timed (compute capability 9.0), chosen or not:
-  // its fastest configuration's time (alone or busy, as the choice) in the race against
-  // cuBLASLt's choice (0: not timed)
-  // and that configuration (Sm90Gemm::describe()).
-  double sm90_us = 0;
-  std::string sm90_config;
-  int planned = 0;          // candidates planned
-  int timed = 0;            // of those, accepted by cublasLtMatmulAlgoCheck and timed
-  double search_ms = 0;     // host wall time of the whole search
-  // Faster candidates dropped because their output disagreed with the heuristic's first
-  // answer's beyond bf16 accuracy (expected 0; the chosen one always agrees).
+  // Microseconds of one GEMM alone: events around it, L2 evicted before it, pseudo-random
+  // bf16 data, the median of 3 interleaved rounds of 5 runs.
+  double us = 0;
+  double heuristic_us = 0;  // the heuristic's first answer, timed the same way
+  int candidates = 0;       // configurations timed
+  // Faster candidates passed over because their output disagreed with the heuristic's
+  // first answer's beyond bf16 accuracy (expected 0).
   int disagreed = 0;
+  double search_ms = 0;     // host wall time of the whole search
 
   [[nodiscard]] double flops() const noexcept {
     return 2.0 * static_cast<double>(in) * static_cast<double>(out) * static_cast<double>(rows);
   }
+  [[nodiscard]] double tflops() const noexcept { return us > 0 ? flops() / (us * 1e-6) / 1e12 : 0.0; }
+  // How much faster than the heuristic's first answer (1: it is that answer, or no faster).
+  [[nodiscard]] double gain() const noexcept { return us > 0 ? heuristic_us / us : 0.0; }
 };
 
 }  // namespace streampipe::serving

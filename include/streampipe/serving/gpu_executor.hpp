@@ -20,6 +20,10 @@
 // lane into a CUDA graph (one cudaGraphLaunch per batch); with graphs off the model's
 // kernels are launched one by one. Either way every bucket runs once per lane in prepare(),
 // so module loading, cuBLAS heuristics and graph upload stay out of measured requests.
+//
+// These lanes are not the engine's (pipeline's LaneExecutor): mapped I/O and a graph per
+// bucket, replayed whatever the requests' addresses, have no counterpart there
+// (docs/architecture.md says why, with the measurements).
 
 #include "streampipe/serving/executor.hpp"
 #include "streampipe/cuda/device.hpp"
@@ -56,10 +60,7 @@ class DeviceModel {
   virtual ~DeviceModel() = default;
   [[nodiscard]] virtual std::size_t input_size() const = 0;
   [[nodiscard]] virtual std::size_t output_size() const = 0;
-  // `lanes`: how many lanes of this model run at once (the executor's lanes); a model may
-  // choose its kernels for that load (MlpModel: GEMMs for throughput with all of them busy).
-  [[nodiscard]] virtual std::unique_ptr<ModelLane> make_lane(StreamRef stream, std::size_t max_rows,
-                                                             std::size_t lanes) = 0;
+  [[nodiscard]] virtual std::unique_ptr<ModelLane> make_lane(StreamRef stream, std::size_t max_rows) = 0;
   // True when its lanes implement enqueue_rows() and touch the rows only in kernels that
   // stream through them once (a conversion, say), so mapped host memory costs one pass
   // over the link. A library call that read them repeatedly would pull them over the link

@@ -6,7 +6,7 @@
 // back to float. Each lane has its own cuBLASLt handle, workspace and activations, and an
 // algorithm chosen per batch size in prepare(), so enqueue() is capturable into a graph.
 // The algorithm of each (layer shape, batch size) is found once per model by timing
-// cuBLASLt's candidates, split-K variants included (docs/batching.md, "GEMM algorithms").
+// cuBLASLt's heuristic answers and their variants (docs/batching.md, "GEMM algorithms").
 // Available when the build found cuBLASLt (STREAMPIPE_HAVE_CUBLAS).
 
 #include "streampipe/serving/gemm_choice.hpp"
@@ -16,8 +16,6 @@
 
 #include <cstdint>
 #include <memory>
-#include <span>
-#include <utility>
 #include <vector>
 
 namespace streampipe::serving {
@@ -33,31 +31,25 @@ class MlpModel final : public DeviceModel {
 
   [[nodiscard]] std::size_t input_size() const override;
   [[nodiscard]] std::size_t output_size() const override;
-  // With lanes > 1 the GEMM search minimizes the time per GEMM with that many lanes busy.
-  [[nodiscard]] std::unique_ptr<ModelLane> make_lane(StreamRef stream, std::size_t max_rows,
-                                                     std::size_t lanes) override;
+  [[nodiscard]] std::unique_ptr<ModelLane> make_lane(StreamRef stream, std::size_t max_rows) override;
   // The input is read once by a float -> bf16 kernel, the output written once by bf16 -> float.
   [[nodiscard]] bool accepts_mapped_io() const override { return true; }
   [[nodiscard]] double flops_per_row() const noexcept { return flops_per_row_; }
-  // The GEMM configuration each layer uses for batches of `rows` rows in lanes made for
-  // `lanes` lanes, once such a lane has prepared `rows` (empty before).
-  [[nodiscard]] std::vector<GemmChoice> gemm_choices(std::size_t rows, std::size_t lanes = 1) const;
-  // The (rows, lanes) gemm_choices() answers for, ascending.
-  [[nodiscard]] std::vector<std::pair<std::size_t, std::size_t>> gemm_plans() const;
+  // The GEMM configuration each layer uses for batches of `rows` rows, once a lane has
+  // prepared `rows` (empty before).
+  [[nodiscard]] std::vector<GemmChoice> gemm_choices(std::size_t rows) const;
+  // The batch sizes gemm_choices() answers for, ascending.
+  [[nodiscard]] std::vector<std::size_t> gemm_rows() const;
   // The layers' GEMMs alone, chained as a forward pass runs them (each reading the previous
   // one's output; the float <-> bf16 conversions left out) and replayed as one CUDA graph, as
   // the batcher's per-bucket plans run them, on a lane of this model prepared for `rows` on
   // `stream`: microseconds of one pass, events around each, a fresh pseudo-random input
   // written before each (outside the events). `runs` runs of 10 passes, the first pass of
-  // each not counted. Synchronizes with `stream`.
-  [[nodiscard]] std::vector<double> time_layers(StreamRef stream, std::size_t rows, int runs);
-  // The same chain under full load: one lane per stream, each replaying its graph behind
-  // its own fresh input, all at once, with the GEMM configurations chosen for `plan_lanes`
-  // lanes (0: streams.size(); 1: those chosen alone). Microseconds per pass (the span of 10
-  // passes on every lane over their number; the input writes, which overlap other lanes'
-  // GEMMs, included), one value per run of `runs`. Synchronizes.
-  [[nodiscard]] std::vector<double> time_layers_busy(std::span<const StreamRef> streams, std::size_t rows, int runs,
-                                                     std::size_t plan_lanes = 0);
+  // each not counted. `plans`: the configurations the search chose, or the heuristic's
+  // first answers (cuBLASLt's own choice, the search's yardstick). Synchronizes with `stream`.
+  enum class GemmPlans { searched, heuristic_first };
+  [[nodiscard]] std::vector<double> time_layers(StreamRef stream, std::size_t rows, int runs,
+                                                GemmPlans plans = GemmPlans::searched);
   // Algorithm searches run so far (one per distinct layer shape, epilogue and batch size).
   [[nodiscard]] std::size_t gemm_searches() const;
 
@@ -67,14 +59,5 @@ class MlpModel final : public DeviceModel {
   std::shared_ptr<State> state_;
   double flops_per_row_ = 0;
 };
-
-// The bf16 GEMM rate cuBLASLt reaches on this device (C = A·B, m = n = k = `size`, fp32
-// accumulation), in TFLOP/s: the median of `runs` after warm-up. The yardstick for the
-// MLP's GEMMs.
-struct GemmPeak {
-  double median_tflops = 0, min_tflops = 0, max_tflops = 0;
-  std::size_t size = 0;
-};
-[[nodiscard]] GemmPeak measure_bf16_gemm_peak(const Device& device, std::size_t size = 8192, int runs = 9);
 
 }  // namespace streampipe::serving
