@@ -8,6 +8,8 @@
 // (streampipe/cuda/error.hpp). SP_CU_CHECK turns a failed call into DriverError. This is the
 // one place streampipe looks up driver entry points: a caller that needs another adds it here.
 
+#include "streampipe/cuda/error.hpp"
+
 #include <cuda.h>
 
 namespace streampipe::driver {
@@ -58,9 +60,4 @@ struct Api {
 
 }  // namespace streampipe::driver
 
-#define SP_CU_CHECK(call)                                                           \
-  do {                                                                              \
-    const CUresult sp_cu_status_ = (call);                                          \
-    if (sp_cu_status_ != CUDA_SUCCESS) [[unlikely]]                                 \
-      ::streampipe::driver::throw_error(sp_cu_status_, #call, __FILE__, __LINE__); \
-  } while (0)
+#define SP_CU_CHECK(call) SP_STATUS_CHECK(call, CUDA_SUCCESS, ::streampipe::driver::throw_error)

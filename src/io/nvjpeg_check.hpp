@@ -12,16 +12,7 @@ namespace streampipe::io::detail {
 void report_nvjpeg_error(nvjpegStatus_t status, const char* call, const char* file, int line) noexcept;
 }  // namespace streampipe::io::detail
 
-#define SP_NVJPEG_CHECK(call)                                                          \
-  do {                                                                                 \
-    const nvjpegStatus_t sp_nvjpeg_status_ = (call);                                   \
-    if (sp_nvjpeg_status_ != NVJPEG_STATUS_SUCCESS) [[unlikely]]                       \
-      ::streampipe::io::detail::throw_nvjpeg_error(sp_nvjpeg_status_, #call, __FILE__, __LINE__); \
-  } while (0)
-
-#define SP_NVJPEG_CHECK_NOTHROW(call)                                                  \
-  do {                                                                                 \
-    const nvjpegStatus_t sp_nvjpeg_status_ = (call);                                   \
-    if (sp_nvjpeg_status_ != NVJPEG_STATUS_SUCCESS) [[unlikely]]                       \
-      ::streampipe::io::detail::report_nvjpeg_error(sp_nvjpeg_status_, #call, __FILE__, __LINE__); \
-  } while (0)
+#define SP_NVJPEG_CHECK(call) \
+  SP_STATUS_CHECK(call, NVJPEG_STATUS_SUCCESS, ::streampipe::io::detail::throw_nvjpeg_error)
+#define SP_NVJPEG_CHECK_NOTHROW(call) \
+  SP_STATUS_CHECK(call, NVJPEG_STATUS_SUCCESS, ::streampipe::io::detail::report_nvjpeg_error)

@@ -8,7 +8,6 @@
 #include "streampipe/cuda/error.hpp"
 
 #include <cublasLt.h>
-#include <fmt/format.h>  // not used here: mlp_model.cpp and gemm_algorithm_search.cpp rely on it
 
 #include <cstdint>
 #include <memory>
@@ -37,12 +36,8 @@ namespace streampipe::serving::detail {
   throw CublasLtError(status, call, file, line);
 }
 
-#define SP_CUBLAS_CHECK(call)                                                                   \
-  do {                                                                                          \
-    const cublasStatus_t sp_cublas_status_ = (call);                                            \
-    if (sp_cublas_status_ != CUBLAS_STATUS_SUCCESS) [[unlikely]]                                \
-      ::streampipe::serving::detail::throw_cublas(sp_cublas_status_, #call, __FILE__, __LINE__); \
-  } while (0)
+#define SP_CUBLAS_CHECK(call) \
+  SP_STATUS_CHECK(call, CUBLAS_STATUS_SUCCESS, ::streampipe::serving::detail::throw_cublas)
 
 template <typename Handle, cublasStatus_t (*Destroy)(Handle)>
 struct CublasDeleter {

@@ -10,6 +10,8 @@
 #include "streampipe/cuda/stream.hpp"
 #include "streampipe/report/statistics.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cstdint>

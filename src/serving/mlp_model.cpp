@@ -9,6 +9,8 @@
 #include "streampipe/cuda/event.hpp"
 #include "streampipe/cuda/graph.hpp"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 #include <map>
 #include <optional>

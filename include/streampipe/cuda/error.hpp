@@ -107,18 +107,18 @@ void clear_expected_error() noexcept;
 
 }  // namespace streampipe
 
-#define SP_CUDA_CHECK(call)                                                            \
-  do {                                                                                 \
-    const cudaError_t sp_status_ = (call);                                             \
-    if (sp_status_ != cudaSuccess) [[unlikely]]                                        \
-      ::streampipe::detail::throw_cuda_error(sp_status_, #call, __FILE__, __LINE__);   \
+// The one status check every library's macro is made of: `call` is evaluated once; a status
+// other than `success` goes, with the call's text and file:line, to `on_failure`, which
+// throws (the SP_*_CHECK macros) or reports (the *_NOTHROW ones, for destructors). The
+// success path is one compare.
+#define SP_STATUS_CHECK(call, success, on_failure)                      \
+  do {                                                                  \
+    const auto sp_status_ = (call);                                     \
+    if (sp_status_ != (success)) [[unlikely]]                           \
+      on_failure(sp_status_, #call, __FILE__, __LINE__);                \
   } while (0)
 
+#define SP_CUDA_CHECK(call) SP_STATUS_CHECK(call, cudaSuccess, ::streampipe::detail::throw_cuda_error)
 // Destructor-safe variant: reports, never throws.
-#define SP_CUDA_CHECK_NOTHROW(call)                                                            \
-  do {                                                                                         \
-    const cudaError_t sp_status_ = (call);                                                     \
-    if (sp_status_ != cudaSuccess) [[unlikely]]                                                \
-      ::streampipe::detail::report_cuda_error_in_destructor(sp_status_, #call, __FILE__,       \
-                                                            __LINE__);                         \
-  } while (0)
+#define SP_CUDA_CHECK_NOTHROW(call) \
+  SP_STATUS_CHECK(call, cudaSuccess, ::streampipe::detail::report_cuda_error_in_destructor)
