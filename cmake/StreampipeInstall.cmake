@@ -72,3 +72,4 @@ write_basic_package_version_file(${PROJECT_BINARY_DIR}/streampipeConfigVersion.c
 install(FILES ${PROJECT_BINARY_DIR}/streampipeConfig.cmake ${PROJECT_BINARY_DIR}/streampipeConfigVersion.cmake
               ${PROJECT_SOURCE_DIR}/cmake/StreampipeCudaLibraries.cmake
         DESTINATION ${STREAMPIPE_INSTALL_CMAKEDIR} COMPONENT development)
+include(StreampipePkgConfig)

@@ -1,0 +1,73 @@
+# SPDX-License-Identifier: Apache-2.0
+# pkg-config files for builds without CMake: one per layer, streampipe-<layer>.pc, e.g.
+#   c++ app.cpp $(pkg-config --cflags --libs streampipe-pipeline)
+# The layers are static libraries, so each file names everything its layer links: the layers
+# below it (Requires), the packages that ship a .pc file of their own (fmt, nlohmann_json,
+# libpng, libjpeg, libcrypto), and the CUDA libraries by their directory in the toolkit this
+# build used (the toolkit ships no .pc files).
+# Included by StreampipeInstall.cmake after the layers are defined.
+
+set(_streampipe_pc_of_fmt fmt)
+set(_streampipe_pc_of_nlohmann_json nlohmann_json)
+set(_streampipe_pc_of_PNG libpng)
+set(_streampipe_pc_of_JPEG libjpeg)
+set(_streampipe_pc_of_OpenSSL libcrypto)
+# Imported target -> the linker flag it stands for (CUDA's libraries; threads).
+set(_streampipe_flag_of_CUDA::cudart -lcudart)
+set(_streampipe_flag_of_CUDA::nvjpeg -lnvjpeg)
+set(_streampipe_flag_of_CUDA::cublasLt -lcublasLt)
+set(_streampipe_flag_of_streampipe::nvrtc_library -lnvrtc)
+set(_streampipe_flag_of_Threads::Threads -pthread)
+
+# The files find the prefix from where they lie, so an installed tree can move.
+file(RELATIVE_PATH STREAMPIPE_PC_TO_PREFIX "${CMAKE_INSTALL_FULL_LIBDIR}/pkgconfig" "${CMAKE_INSTALL_PREFIX}")
+string(REGEX REPLACE "/$" "" STREAMPIPE_PC_TO_PREFIX "${STREAMPIPE_PC_TO_PREFIX}")
+get_property(_streampipe_layers GLOBAL PROPERTY STREAMPIPE_LAYERS)
+foreach(layer IN LISTS _streampipe_layers)
+  get_target_property(_direct streampipe_${layer} LINK_LIBRARIES)
+  get_target_property(_interface streampipe_${layer} INTERFACE_LINK_LIBRARIES)
+  set(_requires "")
+  set(_flags "")
+  set(_defines "")
+  foreach(item IN LISTS _direct _interface)
+    if(item MATCHES "^[a-z0-9_]+$" AND NOT item MATCHES "^streampipe_")
+      list(APPEND _flags -l${item})  # a system library by name (dl)
+      continue()
+    endif()
+    string(REGEX MATCHALL "[A-Za-z0-9_]+::[A-Za-z0-9_]+|streampipe_[a-z]+" _names "${item}")
+    foreach(name IN LISTS _names)
+      if(name MATCHES "^streampipe_([a-z]+)$")
+        list(APPEND _requires streampipe-${CMAKE_MATCH_1})
+      elseif(DEFINED _streampipe_flag_of_${name})
+        list(APPEND _flags ${_streampipe_flag_of_${name}})
+      elseif(name MATCHES "^([A-Za-z0-9_]+)::")
+        set(_ns ${CMAKE_MATCH_1})
+        if(DEFINED _streampipe_pc_of_${_ns})
+          list(APPEND _requires ${_streampipe_pc_of_${_ns}})
+        endif()
+      endif()
+    endforeach()
+  endforeach()
+  get_target_property(_compile_definitions streampipe_${layer} INTERFACE_COMPILE_DEFINITIONS)
+  foreach(definition IN LISTS _compile_definitions)
+    if(definition)
+      list(APPEND _defines -D${definition})
+    endif()
+  endforeach()
+  list(REMOVE_DUPLICATES _requires)
+  list(REMOVE_DUPLICATES _flags)
+  list(JOIN _requires ", " STREAMPIPE_PC_REQUIRES)
+  list(TRANSFORM _flags PREPEND " ")
+  list(JOIN _flags "" STREAMPIPE_PC_FLAGS)
+  list(TRANSFORM _defines PREPEND " ")
+  list(JOIN _defines "" STREAMPIPE_PC_DEFINES)
+  set(STREAMPIPE_PC_CUDA_FLAGS "")
+  if(_flags MATCHES "-l(cudart|nvjpeg|cublasLt|nvrtc)")
+    set(STREAMPIPE_PC_CUDA_FLAGS " -L${CUDAToolkit_LIBRARY_DIR}")
+  endif()
+  set(STREAMPIPE_PC_LAYER ${layer})
+  configure_file(${PROJECT_SOURCE_DIR}/cmake/streampipe-layer.pc.in
+                 ${PROJECT_BINARY_DIR}/pkgconfig/streampipe-${layer}.pc @ONLY)
+  install(FILES ${PROJECT_BINARY_DIR}/pkgconfig/streampipe-${layer}.pc
+          DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig COMPONENT development)
+endforeach()
