@@ -11,6 +11,7 @@ namespace streampipe::bench {
 [[nodiscard]] Benchmark jit_benchmark();         // jit.cpp: runtime kernels
 [[nodiscard]] Benchmark life_benchmark();        // life.cpp: Conway's Life kernels
 [[nodiscard]] Benchmark mandelbrot_benchmark();  // mandelbrot.cpp: float and double kernels
+[[nodiscard]] Benchmark serve_benchmark();       // serve/serve.cpp: the MLP through the dynamic batcher
 [[nodiscard]] Benchmark streams_benchmark();     // streams/streams.cpp: the classic experiments
 
 }  // namespace streampipe::bench

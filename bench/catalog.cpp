@@ -7,7 +7,7 @@ namespace streampipe::bench {
 
 const std::vector<Benchmark>& catalog() {
   static const std::vector<Benchmark> all = {gray_benchmark(), jit_benchmark(), life_benchmark(),
-                                             mandelbrot_benchmark(), streams_benchmark()};
+                                             mandelbrot_benchmark(), serve_benchmark(), streams_benchmark()};
   return all;
 }
 

@@ -1,84 +1,82 @@
 // SPDX-License-Identifier: Apache-2.0
-// `streampipe bench <name>`: the benchmarks of bench/ (their declared parameters become
-// options), printed as tables and written as JSON; and any registered with
-// STREAMPIPE_BENCHMARK here (serve). Every output is verified; exit 1 when one was wrong.
+// `streampipe bench <name>`: the benchmarks of bench/ (their declared parameters and outputs
+// become options), printed as tables and written as JSON. Every output is verified; exit 1
+// when one was wrong.
 
 #include "commands.hpp"
+#include "outputs.hpp"
 
 #include "benchmarks.hpp"
 
 #include "streampipe/cuda/device.hpp"
-#include "streampipe/report/atomic_file.hpp"
 
 #include <fmt/format.h>
 
+#include <map>
 #include <memory>
 
 namespace streampipe::cli {
-
-std::vector<CommandFactory>& benchmark_registry() {
-  static std::vector<CommandFactory> registry;
-  return registry;
-}
-
-std::shared_ptr<BenchOptions> add_bench_options(CLI::App& app, int default_runs) {
-  auto o = std::make_shared<BenchOptions>();
-  o->runs = default_runs;
-  app.add_option("--json", o->json_path, "also write the results as JSON to FILE");
-  app.add_option("--runs", o->runs, "timed runs per row (the median is reported, with min and max)")
-      ->capture_default_str()->check(CLI::Range(1, 1000));
-  app.add_option("--warmup", o->warmup, "untimed runs first (module load, pool growth)")
-      ->capture_default_str()->check(CLI::Range(0, 100));
-  app.add_option("-d,--device", o->device, "GPU index")->capture_default_str()->check(CLI::NonNegativeNumber);
-  return o;
-}
-
 namespace {
+
+struct BenchOptions {
+  std::string json_path;
+  int runs = 7;
+  int warmup = 2;
+  int device = 0;
+  bool force = false;
+  std::map<std::string, std::string, std::less<>> outputs;  // declared output -> FILE or "-"
+};
 
 // One option per declared parameter, writing into `value` (whose type is the parameter's).
 void add_parameter(CLI::App& app, const bench::Parameter& p, bench::Value& value) {
   std::visit([&](auto& v) {
     using T = std::decay_t<decltype(v)>;
-    auto* option = app.add_option("--" + p.name, v, p.help);
-    if (p.show_default) option->capture_default_str();
-    if constexpr (std::is_same_v<T, std::int64_t> || std::is_same_v<T, std::vector<std::int64_t>>) {
-      if (p.min < p.max) option->check(CLI::Range(static_cast<std::int64_t>(p.min), static_cast<std::int64_t>(p.max)));
-    } else if constexpr (std::is_same_v<T, double>) {
-      if (p.min < p.max) option->check(CLI::Range(p.min, p.max));
+    if constexpr (std::is_same_v<T, bool>) {
+      app.add_flag("--" + p.name, v, p.help);
+    } else {
+      auto* option = app.add_option("--" + p.name, v, p.help);
+      if (p.show_default) option->capture_default_str();
+      if constexpr (std::is_same_v<T, std::int64_t> || std::is_same_v<T, std::vector<std::int64_t>>) {
+        if (p.min < p.max)
+          option->check(CLI::Range(static_cast<std::int64_t>(p.min), static_cast<std::int64_t>(p.max)));
+      } else if constexpr (std::is_same_v<T, double> || std::is_same_v<T, std::vector<double>>) {
+        if (p.min < p.max) option->check(CLI::Range(p.min, p.max));
+      }
+      if (!p.choices.empty()) option->check(CLI::IsMember(p.choices));
+      if constexpr (!std::is_arithmetic_v<T> && !std::is_same_v<T, std::string>) option->delimiter(',');
     }
-    if (!p.choices.empty()) option->check(CLI::IsMember(p.choices));
-    if constexpr (!std::is_arithmetic_v<T> && !std::is_same_v<T, std::string>) option->delimiter(',');
   }, value);
 }
 
-int run_benchmark(const bench::Benchmark& b, const BenchOptions& o, const bench::Values& values) {
+int run_benchmark(const bench::Benchmark& b, const std::string& name, const BenchOptions& o,
+                  const bench::Values& values) {
+  Outputs out(o.force);
+  out.claim("--json", o.json_path);
+  bench::Settings settings{o.runs, o.warmup, o.device, o.force, {}};
+  for (const auto& [output, path] : o.outputs) {
+    out.claim("--" + output, path);
+    if (!path.empty()) settings.outputs.insert(output);
+  }
+  if (b.files)
+    for (const auto& f : b.files(values)) out.claim(f.option, f.path);
   if (b.needs_gpu && Device::count() == 0) {
-    fmt::print(stderr, "bench {} needs a CUDA device: {}\n", b.name, Device::unavailable_reason().value_or("?"));
+    fmt::print(stderr, "{} needs a CUDA device: {}\n", name, Device::unavailable_reason().value_or("?"));
     return 1;
   }
   if (Device::count() > 0 && o.device >= Device::count())
     throw UsageError(fmt::format("--device {}: this machine has {} GPU(s)", o.device, Device::count()));
   bench::Result result;
   try {
-    result = bench::run(b, {o.runs, o.warmup, o.device}, values, [](const std::string& text) { fmt::print("{}", text); });
+    result = bench::run(b, settings, values, [&out](const std::string& text) { out.print("{}", text); });
   } catch (const bench::ParameterError& e) {
     throw UsageError(e.what());
   }
-  if (!o.json_path.empty())
-    report::write_file_atomically(o.json_path, bench::envelope(result, bench::command_line()).dump(2) + "\n");
+  out.write(o.json_path, bench::envelope(result, bench::command_line()).dump(2) + "\n");
+  for (const auto& [output, path] : o.outputs)
+    if (const auto it = result.outputs.find(output); it != result.outputs.end()) out.write(path, it->second);
   if (result.verified()) return 0;
-  fmt::print(stderr, "bench {}: {}\n", b.name, b.mismatch);
+  fmt::print(stderr, "{}: {}\n", name, b.mismatch);
   return 1;
-}
-
-Command add_benchmark(CLI::App& parent, const bench::Benchmark& b) {
-  auto* sub = parent.add_subcommand(b.name, b.description);
-  auto options = add_bench_options(*sub, b.runs);
-  options->warmup = b.warmup;
-  sub->get_option("--warmup")->default_str(std::to_string(b.warmup));
-  auto values = std::make_shared<bench::Values>(bench::defaults(b));
-  for (const auto& p : b.parameters) add_parameter(*sub, p, values->find(p.name)->second);
-  return {sub, [&b, options, values] { return run_benchmark(b, *options, *values); }};
 }
 
 Command add_bench(CLI::App& parent) {
@@ -86,9 +84,11 @@ Command add_bench(CLI::App& parent) {
       "bench", "Run benchmark experiments side by side with the peers a user would write "
                "instead; every output is verified, figures are medians with min/max.");
   sub->require_subcommand(1);
+  set_example(*sub, "streampipe bench streams --runs 5 --json streams.json");
   auto experiments = std::make_shared<std::vector<Command>>();
-  for (const auto& b : bench::catalog()) experiments->push_back(add_benchmark(*sub, b));
-  for (const CommandFactory factory : benchmark_registry()) experiments->push_back(factory(*sub));
+  for (const auto& b : bench::catalog())
+    experiments->push_back(
+        add_benchmark(*sub, b, b.name, fmt::format("streampipe bench {} --runs 5 --json {}.json", b.name, b.name)));
   return {sub, [experiments] {
             for (const auto& e : *experiments)
               if (e.app->parsed()) return e.run();
@@ -97,6 +97,28 @@ Command add_bench(CLI::App& parent) {
 }
 
 }  // namespace
+
+Command add_benchmark(CLI::App& parent, const bench::Benchmark& b, const std::string& name,
+                      const std::string& example) {
+  auto* sub = parent.add_subcommand(name, b.description);
+  set_example(*sub, example);
+  auto o = std::make_shared<BenchOptions>();
+  o->runs = b.runs;
+  o->warmup = b.warmup;
+  sub->add_option("--json", o->json_path, "also write the results as JSON to FILE ('-': standard output alone)");
+  sub->add_option("--runs", o->runs, "timed runs per row (the median is reported, with min and max)")
+      ->capture_default_str()->check(CLI::Range(1, 1000));
+  sub->add_option("--warmup", o->warmup, "untimed runs first (module load, pool growth)")
+      ->capture_default_str()->check(CLI::Range(0, 100));
+  sub->add_option("-d,--device", o->device, "GPU index")->capture_default_str()->check(CLI::NonNegativeNumber);
+  sub->add_flag("--force", o->force, "replace existing output files");
+  auto values = std::make_shared<bench::Values>(bench::defaults(b));
+  for (const auto& p : b.parameters) add_parameter(*sub, p, values->find(p.name)->second);
+  for (const auto& output : b.outputs)
+    sub->add_option("--" + output.name, o->outputs[output.name], output.help + " ('-': standard output alone)");
+  const std::string command = parent.get_parent() != nullptr ? parent.get_name() + " " + name : name;
+  return {sub, [&b, command, o, values] { return run_benchmark(b, command, *o, *values); }};
+}
 
 STREAMPIPE_COMMAND(add_bench);
 

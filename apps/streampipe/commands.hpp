@@ -2,16 +2,21 @@
 #pragma once
 // Each subcommand lives in its own file and registers itself:
 //   STREAMPIPE_COMMAND(add_info);          // Command add_info(CLI::App& parent)
-//   STREAMPIPE_BENCHMARK(add_bench_serve); // a `streampipe bench <name>` defined here
 // The benchmarks of bench/ (bench::catalog()) become `bench <name>` subcommands in bench.cpp.
 // A command's run function returns the exit status: 0 success, 1 a failure in the work,
-// 2 bad usage (CLI11 parse errors and UsageError map to 2 in main).
+// 2 bad usage (CLI11 parse errors and UsageError map to 2 in main). What a command writes
+// follows outputs.hpp; its --help ends with one example (set_example).
 
 #include <CLI/CLI.hpp>
 
 #include <functional>
 #include <stdexcept>
+#include <string>
 #include <vector>
+
+namespace streampipe::bench {
+struct Benchmark;
+}
 
 namespace streampipe::cli {
 
@@ -22,10 +27,9 @@ struct Command {
 
 using CommandFactory = Command (*)(CLI::App& parent);
 
-// Registries filled by static initializers in the command files (all compiled into the
-// executable itself, so none is dropped by the linker). Order: alphabetical by name.
+// The registry filled by static initializers in the command files (all compiled into the
+// executable itself, so none is dropped by the linker), in the order the files are linked.
 std::vector<CommandFactory>& command_registry();
-std::vector<CommandFactory>& benchmark_registry();
 
 struct Registration {
   Registration(std::vector<CommandFactory>& (*registry)(), CommandFactory f) { registry().push_back(f); }
@@ -41,15 +45,13 @@ struct UsageError : std::runtime_error {
 // GPU, or a device index that does not exist.
 bool resolve_gpu_backend(const std::string& backend, int device);
 
-// Adds the options every benchmark shares (--json FILE, --runs N, --warmup N) and returns
-// them; filled when the command line is parsed.
-struct BenchOptions {
-  std::string json_path;
-  int runs = 7;
-  int warmup = 2;
-  int device = 0;
-};
-std::shared_ptr<BenchOptions> add_bench_options(CLI::App& app, int default_runs = 7);
+// Ends `app`'s --help with "Example: <command_line>".
+void set_example(CLI::App& app, const std::string& command_line);
+
+// `benchmark` as the subcommand `name` of `parent`: its declared parameters and outputs as
+// options, with --json FILE|-, --runs, --warmup, --device and --force (bench.cpp).
+Command add_benchmark(CLI::App& parent, const bench::Benchmark& benchmark, const std::string& name,
+                      const std::string& example);
 
 }  // namespace streampipe::cli
 
@@ -58,6 +60,3 @@ std::shared_ptr<BenchOptions> add_bench_options(CLI::App& app, int default_runs 
 #define STREAMPIPE_COMMAND(factory)                                                    \
   static const ::streampipe::cli::Registration SP_CLI_CONCAT(sp_command_, __LINE__)(   \
       ::streampipe::cli::command_registry, factory)
-#define STREAMPIPE_BENCHMARK(factory)                                                  \
-  static const ::streampipe::cli::Registration SP_CLI_CONCAT(sp_benchmark_, __LINE__)( \
-      ::streampipe::cli::benchmark_registry, factory)

@@ -5,15 +5,16 @@
 
 #include "commands.hpp"
 #include "info_report.hpp"
+#include "outputs.hpp"
 
 #include "harness/benchmark.hpp"
 #include "self_check.hpp"
 
 #include "streampipe/cuda/device.hpp"
-#include "streampipe/report/atomic_file.hpp"
 
 #include <fmt/format.h>
 
+#include <filesystem>
 #include <memory>
 
 namespace streampipe::cli {
@@ -21,6 +22,7 @@ namespace streampipe::cli {
 namespace {
 struct DemoOptions {
   std::string out_dir = "streampipe-demo";
+  bool force = false;
 };
 
 Command add_demo(CLI::App& app) {
@@ -30,18 +32,12 @@ Command add_demo(CLI::App& app) {
               "Perfetto) and SVG Gantt charts of the engine runs. Uses the host backend when there is "
               "no GPU.");
   auto options = std::make_shared<DemoOptions>();
-  sub->add_option("-o,--out", options->out_dir, "folder for the demo's outputs")->capture_default_str();
+  sub->add_option("-o,--output-dir,--out", options->out_dir,
+                  "the folder the demo writes its outputs into (created if needed)")
+      ->capture_default_str();
+  sub->add_flag("--force", options->force, "replace the outputs of an earlier demo in that folder");
+  set_example(*sub, "streampipe demo -o demo/");
   return {sub, [options] {
-            InfoOptions info;
-            info.size_mib = 64;
-            info.runs = 5;
-            info.warmup = 1;
-            info.no_pageable = true;
-            int status = run_info(info);
-            fmt::print("\n");
-            const bench::Table checks = bench::self_check();
-            fmt::print("{}", bench::format_table(checks));
-            for (const auto& check : checks.rows) status = std::max(status, check.verified ? 0 : 1);
             // A short bench: the full-size experiments on a GPU take a minute; on the host
             // backend they are cut down to seconds.
             const bool gpu = Device::count() > 0;
@@ -52,14 +48,30 @@ Command add_demo(CLI::App& app) {
             values["chunked-mib"] = std::int64_t{gpu ? 256 : 64};
             values["overhead-items"] = std::int64_t{gpu ? 5000 : 1000};
             values["trace-dir"] = options->out_dir;
-            fmt::print("\nshort bench (full version: streampipe bench streams)\n");
-            const auto result = bench::run(streams, {gpu ? 3 : 1, 1, 0}, values,
-                                           [](const std::string& text) { fmt::print("{}", text); });
-            report::write_file_atomically(options->out_dir + "/bench.json",
-                                          bench::envelope(result, bench::command_line()).dump(2) + "\n");
-            fmt::print("\nwrote {0}/bench.json, and for each engine run {0}/<run>.trace.json (Chrome trace: open in "
-                       "https://ui.perfetto.dev) and {0}/<run>.svg (Gantt chart)\n",
-                       options->out_dir);
+            // Every file it will write, refused before any work when it exists.
+            Outputs out(options->force);
+            Outputs::check_dir("-o", options->out_dir);
+            const std::string json = (std::filesystem::path(options->out_dir) / "bench.json").string();
+            out.claim("-o", json);
+            for (const auto& f : streams.files(values)) out.claim("-o", f.path);
+
+            InfoOptions info;
+            info.size_mib = 64;
+            info.runs = 5;
+            info.warmup = 1;
+            info.no_pageable = true;
+            int status = run_info(info, out);
+            out.print("\n");
+            const bench::Table checks = bench::self_check();
+            out.print("{}", bench::format_table(checks));
+            for (const auto& check : checks.rows) status = std::max(status, check.verified ? 0 : 1);
+            out.print("\nshort bench (full version: streampipe bench streams)\n");
+            const auto result = bench::run(streams, {gpu ? 3 : 1, 1, 0, options->force, {}}, values,
+                                           [&out](const std::string& text) { out.print("{}", text); });
+            out.write(json, bench::envelope(result, bench::command_line()).dump(2) + "\n");
+            out.print("\nwrote {0}/bench.json, and for each engine run {0}/<run>.trace.json (Chrome trace: open in "
+                      "https://ui.perfetto.dev) and {0}/<run>.svg (Gantt chart)\n",
+                      options->out_dir);
             return std::max(status, result.verified() ? 0 : 1);
           }};
 }

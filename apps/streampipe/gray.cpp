@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// `streampipe gray INPUT... -o OUTDIR`: PNG and JPEG files (or folders of them) to 8-bit
+// `streampipe gray INPUT... -o DIR`: PNG and JPEG files (or folders of them) to 8-bit
 // grayscale with BT.601 luma (OpenCV's cvtColor rounding). Decoding and encoding run on host
 // worker threads inside the engine's host stages, the conversion on the GPU (or the host
 // backend). A bad file is reported with its name and reason, the others finish, exit 1.
@@ -7,10 +7,10 @@
 #include "commands.hpp"
 #include "gray_latency.hpp"
 #include "gray/gray_report.hpp"
+#include "outputs.hpp"
 #include "report_option.hpp"
 
 #include "streampipe/cuda/device.hpp"
-#include "streampipe/report/atomic_file.hpp"
 #include "streampipe/report/host_info.hpp"
 #include "streampipe/tools/gray.hpp"
 #include "streampipe/tools/gray_plan.hpp"
@@ -78,11 +78,6 @@ class ProgressBar {
   std::chrono::steady_clock::time_point last_{};
 };
 
-void refuse_existing(const std::string& path, bool force, const char* option) {
-  if (!path.empty() && !force && fs::exists(path))
-    throw UsageError(fmt::format("{} {}: the file exists (use --force to overwrite)", option, path));
-}
-
 int run_gray(const GrayOptions& o, const ReportOptions& report_options) {
   const auto format = io::parse_image_format(o.format);
   if (!format) throw UsageError(fmt::format("--format '{}' is not png or jpeg", o.format));
@@ -105,10 +100,12 @@ int run_gray(const GrayOptions& o, const ReportOptions& report_options) {
   if (go.decode == gray::Decode::gpu && go.backend != pipeline::Backend::gpu)
     throw UsageError("--decode gpu: nvJPEG decodes on the GPU, and this run uses the host backend (no usable GPU, or "
                      "--backend host); use --decode cpu");
-  refuse_existing(o.json_path, o.force, "--json");
-  refuse_existing(o.trace_path, o.force, "--trace");
-  refuse_existing(o.gantt_path, o.force, "--gantt");
-  check_report_output(report_options, o.force);
+  Outputs out(o.force);
+  Outputs::check_dir("-o", o.output_dir);
+  out.claim("--json", o.json_path);
+  out.claim("--trace", o.trace_path);
+  out.claim("--gantt", o.gantt_path);
+  out.claim("--report-json", report_options.json_path);
 
   gray::PlanOptions po;
   po.output_dir = o.output_dir;
@@ -128,11 +125,11 @@ int run_gray(const GrayOptions& o, const ReportOptions& report_options) {
   const gray::RunSummary s = gray::convert(jobs, go);
 
   if (!o.quiet) {
-    fmt::print("gray: {} file(s): {} ok, {} failed; {:.1f} MB in, {:.1f} MB out, {:.1f} Mpixel\n", jobs.size(), s.ok,
-               s.failed, static_cast<double>(s.bytes_in) / 1e6, static_cast<double>(s.bytes_out) / 1e6,
-               static_cast<double>(s.pixels) / 1e6);
-    fmt::print("  {:.2f} s, {:.1f} images/s, {:.1f} Mpixel/s on {}\n", s.wall_ms / 1e3, s.images_per_s(),
-               s.wall_ms > 0 ? static_cast<double>(s.pixels) / 1e3 / s.wall_ms : 0.0, s.engine);
+    out.print("gray: {} file(s): {} ok, {} failed; {:.1f} MB in, {:.1f} MB out, {:.1f} Mpixel\n", jobs.size(), s.ok,
+              s.failed, static_cast<double>(s.bytes_in) / 1e6, static_cast<double>(s.bytes_out) / 1e6,
+              static_cast<double>(s.pixels) / 1e6);
+    out.print("  {:.2f} s, {:.1f} images/s, {:.1f} Mpixel/s on {}\n", s.wall_ms / 1e3, s.images_per_s(),
+              s.wall_ms > 0 ? static_cast<double>(s.pixels) / 1e3 / s.wall_ms : 0.0, s.engine);
     if (go.decode == gray::Decode::gpu) {
       std::string why;
       std::size_t on_cpu = 0;
@@ -140,22 +137,18 @@ int run_gray(const GrayOptions& o, const ReportOptions& report_options) {
         why += fmt::format("{}{} {}", why.empty() ? "" : ", ", count, reason);
         on_cpu += count;
       }
-      fmt::print("  decode: {} file(s) by nvJPEG on the GPU, {} given to the CPU decoder{}\n", s.gpu_decoded, on_cpu,
-                 why.empty() ? "" : fmt::format(" ({})", why));
+      out.print("  decode: {} file(s) by nvJPEG on the GPU, {} given to the CPU decoder{}\n", s.gpu_decoded, on_cpu,
+                why.empty() ? "" : fmt::format(" ({})", why));
     }
-    fmt::print("{}", bench::gray_time_table(s));
-    if (s.failed) fmt::print("  {} file(s) failed (each named on stderr above)\n", s.failed);
+    out.print("{}", bench::gray_time_table(s));
+    if (s.failed) out.print("  {} file(s) failed (each named on stderr above)\n", s.failed);
   }
-  const report::Overwrite overwrite = o.force ? report::Overwrite::allow : report::Overwrite::refuse;
   if (!o.trace_path.empty() || !o.gantt_path.empty()) {
     pipeline::Timeline timeline;
     for (const auto& r : s.records) timeline.add(r);
-    if (!o.trace_path.empty())
-      report::write_file_atomically(o.trace_path, timeline.chrome_trace("streampipe gray").dump() + "\n", overwrite);
+    if (!o.trace_path.empty()) out.write(o.trace_path, timeline.chrome_trace("streampipe gray").dump() + "\n");
     if (!o.gantt_path.empty())
-      report::write_file_atomically(o.gantt_path, timeline.gantt_svg(fmt::format("streampipe gray: {} files on {}",
-                                                                            jobs.size(), s.device)),
-                                overwrite);
+      out.write(o.gantt_path, timeline.gantt_svg(fmt::format("streampipe gray: {} files on {}", jobs.size(), s.device)));
   }
   if (!o.json_path.empty()) {
     nlohmann::json j = bench::gray_run_json(s, true);
@@ -163,9 +156,9 @@ int run_gray(const GrayOptions& o, const ReportOptions& report_options) {
     j["format"] = io::to_string(*format);
     j["output_dir"] = o.output_dir;
     j["host"] = report::describe_host();
-    report::write_file_atomically(o.json_path, j.dump(2) + "\n", overwrite);
+    out.write(o.json_path, j.dump(2) + "\n");
   }
-  emit_report(report_options, gray_latency_run(s), "gray", o.force);
+  emit_report(report_options, gray_latency_run(s), "gray", out);
   return s.failed > 0 ? 1 : 0;
 }
 
@@ -175,13 +168,15 @@ Command add_gray(CLI::App& parent) {
       "Convert PNG and JPEG images (8/16-bit, gray, RGB, RGBA, palette, interlaced) to 8-bit grayscale "
       "with BT.601 luma, Y = (4899 R + 9617 G + 1868 B + 8192) >> 14, the fixed-point rounding of OpenCV's "
       "cvtColor(RGB2GRAY). Files are decoded and encoded on host worker threads while the GPU converts "
-      "others (the host backend without a GPU). Outputs mirror the input names under OUTDIR (folders keep "
+      "others (the host backend without a GPU). Outputs mirror the input names under -o DIR (folders keep "
       "their relative paths), are written to a temporary file and renamed, and existing ones are refused "
       "without --force. A file that cannot be read is named with the reason, the others finish, and the "
       "exit status is 1.");
   auto o = std::make_shared<GrayOptions>();
   sub->add_option("inputs", o->inputs, "image files and folders")->required();
-  sub->add_option("-o,--output", o->output_dir, "folder for the results (created if needed)")->required();
+  sub->add_option("-o,--output-dir,--output", o->output_dir,
+                  "the folder the converted images are written into (created if needed)")
+      ->required();
   sub->add_flag("-r,--recursive", o->recursive, "take images from subfolders of folder inputs too");
   sub->add_option("--format", o->format, "output format: png or jpeg")->capture_default_str();
   sub->add_option("--quality", o->quality, "JPEG quality, 1-100")->capture_default_str()->check(CLI::Range(1, 100));
@@ -191,7 +186,7 @@ Command add_gray(CLI::App& parent) {
                   "run-length zlib, slower and a little smaller; 3-9 libpng's defaults (zlib's level), which pay on "
                   "drawings and text rather than photos (see docs/image-io.md)")
       ->capture_default_str()->check(CLI::Range(0, 9));
-  sub->add_flag("--force", o->force, "overwrite existing outputs (never the inputs)");
+  sub->add_flag("--force", o->force, "replace existing outputs (never the inputs)");
   sub->add_option("--decode", o->decode,
                   "where JPEGs are decoded: cpu (host workers) or gpu (nvJPEG on the GPU backend; PNGs and JPEGs "
                   "nvJPEG cannot take go to the CPU decoder and are counted in the summary; gray values may differ "
@@ -204,11 +199,15 @@ Command add_gray(CLI::App& parent) {
   sub->add_option("--threads", o->threads, "decode/encode worker threads; 0: one per hardware thread")
       ->capture_default_str()->check(CLI::Range(0, 1024));
   sub->add_flag("-q,--quiet", o->quiet, "no progress bar and no summary (failures are still reported)");
-  sub->add_option("--json", o->json_path, "write the summary and every file's result as JSON to FILE");
-  sub->add_option("--trace", o->trace_path, "write the engine timeline as Chrome-trace JSON (Perfetto) to FILE");
-  sub->add_option("--gantt", o->gantt_path, "write the engine timeline as an SVG Gantt chart to FILE");
+  sub->add_option("--json", o->json_path,
+                  "write the summary and every file's result as JSON to FILE ('-': standard output alone)");
+  sub->add_option("--trace", o->trace_path,
+                  "write the engine timeline as Chrome-trace JSON (Perfetto) to FILE ('-': standard output alone)");
+  sub->add_option("--gantt", o->gantt_path,
+                  "write the engine timeline as an SVG Gantt chart to FILE ('-': standard output alone)");
   auto report = add_report_options(*sub, "one image (one engine item), submitted -> written; on the GPU, H2D, "
                                            "compute and D2H are its slot's event intervals");
+  set_example(*sub, "streampipe gray photos/ -o gray/ --format jpeg");
   return {sub, [o, report] { return run_gray(*o, *report); }};
 }
 

@@ -4,11 +4,6 @@
 #include "commands.hpp"
 #include "info_report.hpp"
 
-#include "streampipe/report/atomic_file.hpp"
-
-#include <fmt/format.h>
-#include <nlohmann/json.hpp>
-
 #include <memory>
 
 namespace streampipe::cli {
@@ -31,8 +26,15 @@ Command add_info(CLI::App& app) {
       ->check(CLI::Range(0, 100));
   sub->add_flag("--no-measure", options->no_measure, "describe the devices only");
   sub->add_flag("--no-pageable", options->no_pageable, "skip the (slow) pageable measurements");
-  sub->add_option("--json", options->json_path, "also write the results as JSON to FILE ('-' for stdout)");
-  return {sub, [options] { return run_info(*options); }};
+  auto force = std::make_shared<bool>(false);
+  sub->add_option("--json", options->json_path, "also write the results as JSON to FILE ('-': standard output alone)");
+  sub->add_flag("--force", *force, "replace an existing --json file");
+  set_example(*sub, "streampipe info --no-pageable --json -");
+  return {sub, [options, force] {
+            Outputs out(*force);
+            out.claim("--json", options->json_path);
+            return run_info(*options, out);
+          }};
 }
 
 }  // namespace

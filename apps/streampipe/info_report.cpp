@@ -4,7 +4,6 @@
 #include "commands.hpp"
 #include "device_report.hpp"
 #include "streampipe/cuda/bandwidth.hpp"
-#include "streampipe/report/atomic_file.hpp"
 #include "streampipe/pipeline/host_copy.hpp"
 #include "streampipe/report/host_info.hpp"
 #include "streampipe/report/table.hpp"
@@ -16,44 +15,44 @@
 namespace streampipe::cli {
 namespace {
 
-void print_device(const nlohmann::json& j) {
+void print_device(const Outputs& out, const nlohmann::json& j) {
   const double gib = 1024.0 * 1024.0 * 1024.0;
-  fmt::print("GPU {}: {}\n", j["index"].get<int>(), j["name"].get<std::string>());
-  fmt::print("  compute capability {}, {} SMs, L2 {:.0f} MiB\n", j["compute_capability"].get<std::string>(),
-             j["multiprocessors"].get<int>(), j["l2_cache_bytes"].get<double>() / (1024 * 1024));
-  fmt::print("  memory {:.1f} GiB ({:.1f} GiB free), {}-bit bus\n",
-             j["memory_total_bytes"].get<double>() / gib, j["memory_free_bytes"].get<double>() / gib,
-             j["memory_bus_width_bits"].get<int>());
-  fmt::print("  copy engines {}, concurrent kernels {}\n", j["copy_engines"].get<int>(),
-             j["concurrent_kernels"].get<bool>() ? "yes" : "no");
+  out.print("GPU {}: {}\n", j["index"].get<int>(), j["name"].get<std::string>());
+  out.print("  compute capability {}, {} SMs, L2 {:.0f} MiB\n", j["compute_capability"].get<std::string>(),
+            j["multiprocessors"].get<int>(), j["l2_cache_bytes"].get<double>() / (1024 * 1024));
+  out.print("  memory {:.1f} GiB ({:.1f} GiB free), {}-bit bus\n",
+            j["memory_total_bytes"].get<double>() / gib, j["memory_free_bytes"].get<double>() / gib,
+            j["memory_bus_width_bits"].get<int>());
+  out.print("  copy engines {}, concurrent kernels {}\n", j["copy_engines"].get<int>(),
+            j["concurrent_kernels"].get<bool>() ? "yes" : "no");
   const auto& pcie = j["pcie"];
   const auto speed = pcie["current_speed"].get<std::string>();
   if (speed.empty())
-    fmt::print("  PCIe {}: link speed not reported by this system\n", pcie["bus_id"].get<std::string>());
+    out.print("  PCIe {}: link speed not reported by this system\n", pcie["bus_id"].get<std::string>());
   else
-    fmt::print("  PCIe {}: {} x{} (max {} x{})\n", pcie["bus_id"].get<std::string>(), speed,
-               pcie["current_width"].get<int>(), pcie["max_speed"].get<std::string>(),
-               pcie["max_width"].get<int>());
+    out.print("  PCIe {}: {} x{} (max {} x{})\n", pcie["bus_id"].get<std::string>(), speed,
+              pcie["current_width"].get<int>(), pcie["max_speed"].get<std::string>(),
+              pcie["max_width"].get<int>());
 }
 
 }  // namespace
 
-int run_info(const InfoOptions& o, nlohmann::json* json_out) {
+int run_info(const InfoOptions& o, const Outputs& out, nlohmann::json* json_out) {
   const auto host = report::describe_host();
-  nlohmann::json out;
-  out["host"] = host;
-  fmt::print("host: {} | {} | {} cores | {:.1f} GiB | CUDA runtime {} | driver {}\n", host.hostname,
-             host.cpu_model, host.cores, host.memory_gib,
-             report::format_cuda_version(host.cuda_runtime_version),
-             report::format_cuda_version(host.cuda_driver_version));
-  out["devices"] = nlohmann::json::array();
+  nlohmann::json j;
+  j["host"] = host;
+  out.print("host: {} | {} | {} cores | {:.1f} GiB | CUDA runtime {} | driver {}\n", host.hostname,
+            host.cpu_model, host.cores, host.memory_gib,
+            report::format_cuda_version(host.cuda_runtime_version),
+            report::format_cuda_version(host.cuda_driver_version));
+  j["devices"] = nlohmann::json::array();
 
   const auto reason = Device::unavailable_reason();
   if (reason) {
-    fmt::print("no CUDA device is usable here ({}).\n"
-               "streampipe tools will run on the host backend (threads and memcpy), slowly.\n",
-               *reason);
-    out["gpu_unavailable_reason"] = *reason;
+    out.print("no CUDA device is usable here ({}).\n"
+              "streampipe tools will run on the host backend (threads and memcpy), slowly.\n",
+              *reason);
+    j["gpu_unavailable_reason"] = *reason;
   } else {
     std::vector<int> indices = o.devices;
     if (indices.empty())
@@ -66,7 +65,7 @@ int run_info(const InfoOptions& o, nlohmann::json* json_out) {
     for (const int index : indices) {
       const Device device(index);
       auto dj = bench::describe_device(device);
-      print_device(dj);
+      print_device(out, dj);
       if (!o.no_measure) {
         BandwidthOptions bo;
         bo.bytes = static_cast<std::size_t>(o.size_mib) << 20;
@@ -78,13 +77,13 @@ int run_info(const InfoOptions& o, nlohmann::json* json_out) {
         for (const auto& f : limits.figures)
           table.add_row({f.label, fmt::format("{:.1f}", f.median_gbps), fmt::format("{:.1f}", f.min_gbps),
                          fmt::format("{:.1f}", f.max_gbps)});
-        fmt::print("{}", table.str(fmt::format("  measured: {} MiB per copy, median of {} runs after {} "
+        out.print("{}", table.str(fmt::format("  measured: {} MiB per copy, median of {} runs after {} "
                                                "warm-up (min/max across runs)",
                                                o.size_mib, o.runs, o.warmup)));
         dj["bandwidth"] = bench::link_json(limits);
         dj["measurement"] = {{"bytes_per_copy", bo.bytes}, {"runs", bo.runs}, {"warmup", bo.warmup}};
       }
-      out["devices"].push_back(dj);
+      j["devices"].push_back(dj);
     }
     if (!o.no_measure) {
       // Staging pageable data costs a host copy into pinned memory: its bandwidth bounds what
@@ -97,17 +96,12 @@ int run_info(const InfoOptions& o, nlohmann::json* json_out) {
         table.add_row({f.streaming ? "streaming stores" : "memcpy", std::to_string(f.threads), fmt::format("{:.1f}", f.gbps)});
         hj.push_back({{"threads", f.threads}, {"streaming", f.streaming}, {"gbps", f.gbps}});
       }
-      fmt::print("{}", table.str(fmt::format("host staging copy ({} MiB, median of {} runs)", o.size_mib, o.runs)));
-      out["host_copy"] = hj;
+      out.print("{}", table.str(fmt::format("host staging copy ({} MiB, median of {} runs)", o.size_mib, o.runs)));
+      j["host_copy"] = hj;
     }
   }
-  if (!o.json_path.empty()) {
-    if (o.json_path == "-")
-      fmt::print("{}\n", out.dump(2));
-    else
-      report::write_file_atomically(o.json_path, out.dump(2) + "\n");
-  }
-  if (json_out != nullptr) *json_out = std::move(out);
+  out.write(o.json_path, j.dump(2) + "\n");
+  if (json_out != nullptr) *json_out = std::move(j);
   return 0;
 }
 

@@ -5,10 +5,10 @@
 // generation (CSV or JSON), PNG snapshots (numbered frames: the animation), a live view.
 
 #include "commands.hpp"
+#include "outputs.hpp"
 #include "report_option.hpp"
 
 #include "streampipe/cuda/device.hpp"
-#include "streampipe/report/atomic_file.hpp"
 #include "streampipe/io/image.hpp"
 #include "streampipe/report/host_info.hpp"
 #include "streampipe/report/table.hpp"
@@ -78,10 +78,30 @@ struct Universe {
   std::vector<std::uint64_t> populations;   // generation 0 first
 };
 
+std::string frame_name(std::size_t universe, std::uint64_t generation) {
+  return fmt::format("life-u{}-g{:06}.png", universe, generation);
+}
+
 void write_snapshot(const LifeOptions& o, std::size_t index, std::uint64_t generation, const Board& board) {
-  const fs::path path = fs::path(o.output_dir) / fmt::format("life-u{}-g{:06}.png", index, generation);
-  io::write_image(path, render_image(board, o.scale), io::ImageFormat::png, 90,
-                  o.force ? report::Overwrite::allow : report::Overwrite::refuse);
+  io::write_image(fs::path(o.output_dir) / frame_name(index, generation), render_image(board, o.scale),
+                  io::ImageFormat::png, 90, o.force ? report::Overwrite::allow : report::Overwrite::refuse);
+}
+
+// Refuses (without --force) when a frame this run would write is in -o DIR already: one pass
+// over the folder, however many frames the run writes.
+void refuse_existing_frames(const LifeOptions& o) {
+  std::error_code ec;
+  if (o.force || !fs::is_directory(o.output_dir, ec)) return;
+  for (const auto& entry : fs::directory_iterator(o.output_dir, ec)) {
+    const std::string name = entry.path().filename().string();
+    unsigned long long u = 0, g = 0;
+    int used = 0;
+    if (std::sscanf(name.c_str(), "life-u%llu-g%llu.png%n", &u, &g, &used) != 2 ||
+        static_cast<std::size_t>(used) != name.size() || name != frame_name(u, g))
+      continue;
+    if (u < static_cast<unsigned long long>(o.universes) && g <= o.generations && g % o.snapshot_every == 0)
+      throw UsageError(fmt::format("-o {}: {} exists (use --force to replace it)", o.output_dir, name));
+  }
 }
 
 unsigned terminal_columns(unsigned& lines) {
@@ -105,14 +125,15 @@ int run_life(const LifeOptions& o, const ReportOptions& report_options) {
     throw UsageError("--live draws on a terminal; standard output is not one");
 
   // Refuse existing outputs before any work is done, not after.
-  const auto refuse_existing = [&](const fs::path& path) {
-    if (!o.force && fs::exists(path))
-      throw UsageError(fmt::format("{} exists (use --force to overwrite)", path.string()));
-  };
-  if (!o.population_path.empty() && o.population_path != "-") refuse_existing(o.population_path);
-  if (!o.json_path.empty()) refuse_existing(o.json_path);
-  check_report_output(report_options, o.force);
-  if (o.snapshot_every > 0) refuse_existing(fs::path(o.output_dir) / "life-u0-g000000.png");
+  Outputs out(o.force);
+  if (o.live) out.claim_terminal("--live");
+  out.claim("--population", o.population_path);
+  out.claim("--json", o.json_path);
+  out.claim("--report-json", report_options.json_path);
+  if (o.snapshot_every > 0) {
+    Outputs::check_dir("-o", o.output_dir);
+    refuse_existing_frames(o);
+  }
 
   const bool use_gpu = resolve_gpu_backend(o.backend, o.device);
 
@@ -246,10 +267,10 @@ int run_life(const LifeOptions& o, const ReportOptions& report_options) {
                    std::to_string(*std::min_element(p.begin(), p.end())),
                    std::to_string(*std::max_element(p.begin(), p.end()))});
   }
-  fmt::print("{}", table.str(fmt::format("life {}x{}, {} generation(s), {} universe(s) on {}", width, height,
-                                         o.generations, universes.size(), where)));
-  fmt::print("{:.1f} ms stepping ({:.3g} cell updates/s), {:.1f} ms writing output\n", compute_ms,
-             updates / (compute_ms / 1e3), output_ms);
+  out.print("{}", table.str(fmt::format("life {}x{}, {} generation(s), {} universe(s) on {}", width, height,
+                                        o.generations, universes.size(), where)));
+  out.print("{:.1f} ms stepping ({:.3g} cell updates/s), {:.1f} ms writing output\n", compute_ms,
+            updates / (compute_ms / 1e3), output_ms);
 
   if (!o.population_path.empty()) {
     const bool json = fs::path(o.population_path).extension() == ".json";
@@ -269,10 +290,7 @@ int run_life(const LifeOptions& o, const ReportOptions& report_options) {
         text += '\n';
       }
     }
-    if (o.population_path == "-")
-      fmt::print("{}", text);
-    else
-      report::write_file_atomically(o.population_path, text, o.force ? report::Overwrite::allow : report::Overwrite::refuse);
+    out.write(o.population_path, text);
   }
   if (!o.json_path.empty()) {
     nlohmann::json j = {{"tool", "life"},
@@ -289,7 +307,7 @@ int run_life(const LifeOptions& o, const ReportOptions& report_options) {
                         {"cell_updates_per_s", updates / (compute_ms / 1e3)},
                         {"final_populations", nlohmann::json::array()}};
     for (const auto& u : universes) j["final_populations"].push_back(u.populations.back());
-    report::write_file_atomically(o.json_path, j.dump(2) + "\n", o.force ? report::Overwrite::allow : report::Overwrite::refuse);
+    out.write(o.json_path, j.dump(2) + "\n");
   }
   if (timed) {
     report::LatencyRun run;
@@ -302,7 +320,7 @@ int run_life(const LifeOptions& o, const ReportOptions& report_options) {
     run.limits.iteration_limit = static_cast<std::size_t>(o.generations) * universes.size();
     run.wall_ms = compute_ms;
     run.queries = std::move(queries);
-    emit_report(report_options, run, "life", o.force);
+    emit_report(report_options, run, "life", out);
   }
   return 0;
 }
@@ -329,20 +347,24 @@ Command add_life(CLI::App& parent) {
   sub->add_option("-p,--pattern", o->pattern, "pattern file (.rle or .cells); the background is empty unless --density is given")
       ->check(CLI::ExistingFile);
   sub->add_option("--offset", o->offset, "X,Y of the pattern's top-left cell (default: centred)");
-  sub->add_option("--population", o->population_path, "write the population of every generation: FILE.csv, FILE.json, or - for stdout");
+  sub->add_option("--population", o->population_path,
+                  "write the population of every generation: FILE.csv, FILE.json, or - (CSV on standard output "
+                  "alone)");
   sub->add_option("--snapshot-every", o->snapshot_every, "write a PNG of every universe each K generations (animation frames)");
-  sub->add_option("-o,--output-dir", o->output_dir, "directory for the PNG frames (life-u<U>-g<GEN>.png)");
+  sub->add_option("-o,--output-dir", o->output_dir,
+                  "the folder the PNG frames (life-u<U>-g<GEN>.png) are written into (created if needed)");
   sub->add_option("--scale", o->scale, "pixels per cell in the PNG frames")->capture_default_str()->check(CLI::Range(1u, 64u));
-  sub->add_flag("--force", o->force, "overwrite existing output files");
+  sub->add_flag("--force", o->force, "replace existing output files");
   sub->add_flag("--live", o->live, "draw universe 0 on the terminal after every generation");
   sub->add_option("--fps", o->fps, "frames per second of --live")->capture_default_str()->check(CLI::Range(0.1, 1000.0));
   sub->add_option("-d,--device", o->device, "GPU index")->capture_default_str()->check(CLI::NonNegativeNumber);
   sub->add_option("--rows-per-thread", o->rows_per_thread, "bit-packed kernel: rows each thread walks (4, 8, 16, 32; default: by size)")
       ->check(CLI::IsMember({0u, 4u, 8u, 16u, 32u}));
-  sub->add_option("--json", o->json_path, "also write a summary as JSON to FILE");
+  sub->add_option("--json", o->json_path, "also write a summary as JSON to FILE ('-': standard output alone)");
   auto report = add_report_options(*sub, "one generation of one universe: its enqueue -> the GPU finished it "
                                            "(compute: its kernel and population count, between two events; no "
                                            "copies), or its step on the host backend");
+  set_example(*sub, "streampipe life -p glider.rle --size 64x64 -g 200 --snapshot-every 10 -o frames/");
   return {sub, [o, density, report] {
             o->density_given = density->count() > 0;
             return run_life(*o, *report);

@@ -20,6 +20,8 @@ std::vector<CommandFactory>& command_registry() {
   return registry;
 }
 
+void set_example(CLI::App& app, const std::string& command_line) { app.footer("\nExample: " + command_line); }
+
 }  // namespace streampipe::cli
 
 int main(int argc, char** argv) {
@@ -28,6 +30,7 @@ int main(int argc, char** argv) {
       "streampipe: overlap host<->device copies and kernels across CUDA streams, and measure "
       "where the time goes.\nWithout a GPU the tools run on the host backend (slowly)."};
   app.require_subcommand(1);
+  set_example(app, "streampipe gray photos/ -o gray/ --format jpeg");
   app.set_version_flag("--version", fmt::format("streampipe {} (built with CUDA {}.{})", streampipe::version_string,
                                                 CUDART_VERSION / 1000, CUDART_VERSION % 1000 / 10));
 

@@ -4,12 +4,12 @@
 // number of differing pixels is reported, and how many of them lie on escape boundaries.
 
 #include "commands.hpp"
+#include "outputs.hpp"
 #include "report_option.hpp"
 
 #include "streampipe/cuda/device.hpp"
 #include "streampipe/cuda/device_buffer.hpp"
 #include "streampipe/cuda/event.hpp"
-#include "streampipe/report/atomic_file.hpp"
 #include "streampipe/io/image.hpp"
 #include "streampipe/report/host_info.hpp"
 #include "streampipe/tools/mandelbrot.hpp"
@@ -17,6 +17,8 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
+#include <cctype>
 #include <chrono>
 #include <filesystem>
 #include <memory>
@@ -29,7 +31,9 @@ namespace fs = std::filesystem;
 using namespace streampipe::tools::mandelbrot;
 
 struct MandelbrotOptions {
-  std::string output = "mandelbrot.png";
+  std::string output_dir = ".";
+  std::string image = "mandelbrot.png";
+  bool no_image = false;
   std::string size = "1920x1080";
   std::string region;  // x0,x1,y0,y1
   std::string center;  // cx,cy
@@ -60,6 +64,23 @@ std::vector<double> parse_numbers(const std::string& text, std::size_t count, co
   }
   if (v.size() != count) throw UsageError(fmt::format("{} '{}' needs {} comma-separated numbers", what, text, count));
   return v;
+}
+
+// The PNG's path, -o DIR / --image NAME (empty with --no-image). Throws UsageError for a
+// folder that is a file (or looks like an image: -o used to name the image itself) and for
+// a name with folders in it.
+std::string image_path_of(const MandelbrotOptions& o) {
+  if (o.no_image) return {};
+  Outputs::check_dir("-o", o.output_dir);
+  std::string ext = fs::path(o.output_dir).extension().string();
+  std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  if (ext == ".png" && !fs::is_directory(o.output_dir))
+    throw UsageError(fmt::format("-o {}: -o is the folder the image is written into; name the image with --image",
+                                 o.output_dir));
+  const fs::path name(o.image);
+  if (o.image.empty() || name.has_parent_path() || name.filename() != name || o.image == "." || o.image == "..")
+    throw UsageError(fmt::format("--image '{}': give a file name (the folder is -o DIR)", o.image));
+  return o.output_dir == "." ? o.image : (fs::path(o.output_dir) / name).string();
 }
 
 int run_mandelbrot(const MandelbrotOptions& o, const ReportOptions& report_options) {
@@ -97,11 +118,11 @@ int run_mandelbrot(const MandelbrotOptions& o, const ReportOptions& report_optio
   }
   const auto precision = parse_precision(o.precision);
   if (!precision) throw UsageError(fmt::format("--precision '{}' is not float or double", o.precision));
-  if (!o.output.empty() && !o.force && fs::exists(o.output))
-    throw UsageError(fmt::format("{} exists (use --force to overwrite)", o.output));
-  if (!o.json_path.empty() && !o.force && fs::exists(o.json_path))
-    throw UsageError(fmt::format("{} exists (use --force to overwrite)", o.json_path));
-  check_report_output(report_options, o.force);
+  Outputs out(o.force);
+  const std::string image_path = image_path_of(o);
+  out.claim("--image", image_path);
+  out.claim("--json", o.json_path);
+  out.claim("--report-json", report_options.json_path);
 
   const bool use_gpu = resolve_gpu_backend(o.backend, o.device);
 
@@ -145,11 +166,11 @@ int run_mandelbrot(const MandelbrotOptions& o, const ReportOptions& report_optio
   std::uint64_t total_iterations = 0;
   for (const auto c : counts) total_iterations += c;
 
-  fmt::print("mandelbrot {}x{}, region x [{}, {}] y [{}, {}], {} iterations, {} on {}\n", p.width, p.height,
-             p.region.x0, p.region.x1, p.region.y0, p.region.y1, p.max_iterations, to_string(*precision), where);
-  fmt::print("  {:.2f} ms, {:.3g} pixel-iterations/s ({:.3g} pixels x max iterations / s)\n", compute_ms,
-             static_cast<double>(total_iterations) / (compute_ms / 1e3),
-             static_cast<double>(p.pixels()) * p.max_iterations / (compute_ms / 1e3));
+  out.print("mandelbrot {}x{}, region x [{}, {}] y [{}, {}], {} iterations, {} on {}\n", p.width, p.height,
+            p.region.x0, p.region.x1, p.region.y0, p.region.y1, p.max_iterations, to_string(*precision), where);
+  out.print("  {:.2f} ms, {:.3g} pixel-iterations/s ({:.3g} pixels x max iterations / s)\n", compute_ms,
+            static_cast<double>(total_iterations) / (compute_ms / 1e3),
+            static_cast<double>(p.pixels()) * p.max_iterations / (compute_ms / 1e3));
 
   nlohmann::json j = {{"tool", "mandelbrot"},
                       {"width", p.width},
@@ -166,10 +187,10 @@ int run_mandelbrot(const MandelbrotOptions& o, const ReportOptions& report_optio
   if (o.verify) {
     const auto reference = (!use_gpu && *precision == Precision::double_) ? counts : compute_host(p, Precision::double_);
     const Comparison c = compare(reference, counts, p.width, p.height);
-    fmt::print("  against the host double reference: {} pixel(s) differ ({:.4f}%), {} of them on escape boundaries, "
-               "largest difference {} iterations\n",
-               c.differing, 100.0 * static_cast<double>(c.differing) / static_cast<double>(p.pixels()),
-               c.differing_boundary, c.max_difference);
+    out.print("  against the host double reference: {} pixel(s) differ ({:.4f}%), {} of them on escape boundaries, "
+              "largest difference {} iterations\n",
+              c.differing, 100.0 * static_cast<double>(c.differing) / static_cast<double>(p.pixels()),
+              c.differing_boundary, c.max_difference);
     j["differing_pixels"] = c.differing;
     j["differing_boundary_pixels"] = c.differing_boundary;
     j["max_difference"] = c.max_difference;
@@ -180,13 +201,12 @@ int run_mandelbrot(const MandelbrotOptions& o, const ReportOptions& report_optio
       status = 1;
     }
   }
-  if (!o.output.empty()) {
-    io::write_image(o.output, colorize(counts, p.width, p.height, p.max_iterations), io::ImageFormat::png, 90,
-                    o.force ? report::Overwrite::allow : report::Overwrite::refuse);
-    fmt::print("  wrote {}\n", o.output);
+  if (!image_path.empty()) {
+    io::write_image(image_path, colorize(counts, p.width, p.height, p.max_iterations), io::ImageFormat::png, 90,
+                    out.overwrite());
+    out.print("  wrote {}\n", image_path);
   }
-  if (!o.json_path.empty())
-    report::write_file_atomically(o.json_path, j.dump(2) + "\n", o.force ? report::Overwrite::allow : report::Overwrite::refuse);
+  out.write(o.json_path, j.dump(2) + "\n");
   if (report_options.wanted()) {
     report::LatencyRun run;
     run.name = fmt::format("mandelbrot {}x{}, {} iterations, {} on {}; query = one image", p.width, p.height,
@@ -198,7 +218,7 @@ int run_mandelbrot(const MandelbrotOptions& o, const ReportOptions& report_optio
     run.limits.iteration_limit = 1;
     run.wall_ms = query.complete_ms - query.submit_ms;
     run.queries.push_back(query);
-    emit_report(report_options, run, "mandelbrot", o.force);
+    emit_report(report_options, run, "mandelbrot", out);
   }
   return status;
 }
@@ -211,7 +231,10 @@ Command add_mandelbrot(CLI::App& parent) {
       "without one. The result is checked against a host double-precision reference: double must "
       "agree exactly; for float the differing pixels are counted (expected on escape boundaries).");
   auto o = std::make_shared<MandelbrotOptions>();
-  sub->add_option("-o,--output", o->output, "PNG file to write (empty: none)")->capture_default_str();
+  sub->add_option("-o,--output-dir", o->output_dir, "the folder the image is written into (created if needed)")
+      ->capture_default_str();
+  sub->add_option("--image", o->image, "the PNG's file name in that folder")->capture_default_str();
+  sub->add_flag("--no-image", o->no_image, "write no image (the figures, --json and --report only)");
   sub->add_option("--size", o->size, "image size WxH in pixels")->capture_default_str();
   sub->add_option("--region", o->region, "x0,x1,y0,y1: real and imaginary ranges");
   sub->add_option("--center", o->center, "cx,cy: the centre of the view (default -0.75,0)");
@@ -222,11 +245,12 @@ Command add_mandelbrot(CLI::App& parent) {
   sub->add_option("--precision", o->precision, "float or double")->capture_default_str();
   sub->add_option("--backend", o->backend, "auto (GPU if present), gpu, or host")->capture_default_str();
   sub->add_flag("!--no-verify", o->verify, "skip the comparison with the host double reference");
-  sub->add_flag("--force", o->force, "overwrite existing output files");
+  sub->add_flag("--force", o->force, "replace existing output files");
   sub->add_option("-d,--device", o->device, "GPU index")->capture_default_str()->check(CLI::NonNegativeNumber);
-  sub->add_option("--json", o->json_path, "also write the figures as JSON to FILE");
+  sub->add_option("--json", o->json_path, "also write the figures as JSON to FILE ('-': standard output alone)");
   auto report = add_report_options(*sub, "the whole image, launched as one kernel: no H2D, compute and D2H "
                                            "between events on the GPU; enqueue -> counts on the host");
+  set_example(*sub, "streampipe mandelbrot --center -0.743,0.131 --width 0.01 -i 5000 -o renders/ --image zoom.png");
   return {sub, [o, report] { return run_mandelbrot(*o, *report); }};
 }
 

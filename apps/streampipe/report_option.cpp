@@ -1,15 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "report_option.hpp"
 
-#include "commands.hpp"
-
-#include "streampipe/report/atomic_file.hpp"
 #include "streampipe/report/host_info.hpp"
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
-
-#include <filesystem>
 
 namespace streampipe::cli {
 
@@ -22,25 +17,22 @@ std::shared_ptr<ReportOptions> add_report_options(CLI::App& app, const std::stri
                            "sync mode and warnings. One query is {}",
                            query));
   app.add_option("--report-json", o->json_path,
-                 "write the latency report's summary and every query's timestamps as JSON to FILE");
+                 "write the latency report's summary and every query's timestamps as JSON to FILE ('-': standard "
+                 "output alone)");
   return o;
 }
 
-void check_report_output(const ReportOptions& options, bool force) {
-  if (!options.json_path.empty() && !force && std::filesystem::exists(options.json_path))
-    throw UsageError(fmt::format("--report-json {}: the file exists (use --force to overwrite)", options.json_path));
-}
-
-void emit_report(const ReportOptions& options, const report::LatencyRun& run, const std::string& tool, bool force) {
+void emit_report(const ReportOptions& options, const report::LatencyRun& run, const std::string& tool,
+                 const Outputs& out) {
   if (!options.wanted()) return;
   const report::LatencySummary summary = report::summarize(run);
-  if (options.print) fmt::print("{}", report::format_report(run, summary));
+  if (options.print) out.print("{}", report::format_report(run, summary));
   if (!options.json_path.empty()) {
     nlohmann::json j = report::report_json(run, summary, true);
     j["tool"] = tool;
     j["query"] = options.query;
     j["host"] = report::describe_host();
-    report::write_file_atomically(options.json_path, j.dump(1) + "\n", force ? report::Overwrite::allow : report::Overwrite::refuse);
+    out.write(options.json_path, j.dump(1) + "\n");
   }
 }
 

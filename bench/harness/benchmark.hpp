@@ -14,13 +14,18 @@
 //   b.run = my_bench;
 //
 // Whoever runs it (the CLI's `bench <name>`, `demo`) turns the declarations into options,
-// calls run(), and prints through its own sink: measuring never prints tables itself.
+// calls run(), and prints through its own sink: measuring never prints tables itself. Files
+// are the runner's too: a benchmark names the outputs it can make (`outputs`, each an
+// option --<name> FILE; the content is left in Result::outputs) and the files it writes
+// itself (`files`, checked by the runner before the run), so that one place refuses to
+// overwrite them.
 
 #include "harness/result.hpp"
 
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <set>
 #include <stdexcept>
 #include <string>
 #include <type_traits>
@@ -29,7 +34,9 @@
 
 namespace streampipe::bench {
 
-using Value = std::variant<std::int64_t, double, std::string, std::vector<std::int64_t>, std::vector<std::string>>;
+// A bool is a flag (--<name>); lists are comma-separated or repeated.
+using Value = std::variant<bool, std::int64_t, double, std::string, std::vector<std::int64_t>, std::vector<double>,
+                           std::vector<std::string>>;
 using Values = std::map<std::string, Value, std::less<>>;
 
 struct Parameter {
@@ -50,10 +57,25 @@ struct ParameterError : std::invalid_argument {
   using std::invalid_argument::invalid_argument;
 };
 
+// An output a benchmark can make besides the envelope: the option --<name> FILE asks for it.
+struct Output {
+  std::string name;
+  std::string help;
+};
+
+// A file a benchmark writes itself (a trace under a folder it was given), with the option
+// that asked for it: refused before the run when it exists, unless Settings::force.
+struct File {
+  std::string option;
+  std::string path;
+};
+
 struct Settings {
   int runs = 7;
   int warmup = 2;
   int device = 0;
+  bool force = false;                         // the files it writes itself may replace existing ones
+  std::set<std::string, std::less<>> outputs;  // the declared outputs asked for, by name
 };
 
 class State {
@@ -64,13 +86,18 @@ class State {
   [[nodiscard]] int runs() const noexcept { return settings_.runs; }
   [[nodiscard]] int warmup() const noexcept { return settings_.warmup; }
   [[nodiscard]] int device() const noexcept { return settings_.device; }
+  [[nodiscard]] bool force() const noexcept { return settings_.force; }
+  // True when the declared output `name` was asked for: only then is it worth making.
+  [[nodiscard]] bool wants(std::string_view output) const { return settings_.outputs.contains(output); }
   // The parameter `name` as T: integers and floating-point types convert from the declared
-  // number; strings and lists are returned as declared. Throws std::out_of_range for a name
-  // that was not declared.
+  // number; flags, strings and lists are returned as declared. Throws std::out_of_range for
+  // a name that was not declared.
   template <typename T>
   [[nodiscard]] T get(std::string_view name) const {
     const Value& v = value(name);
-    if constexpr (std::is_integral_v<T>)
+    if constexpr (std::is_same_v<T, bool>)
+      return std::get<bool>(v);
+    else if constexpr (std::is_integral_v<T>)
       return static_cast<T>(std::get<std::int64_t>(v));
     else if constexpr (std::is_floating_point_v<T>)
       return static_cast<T>(std::get<double>(v));
@@ -101,6 +128,8 @@ struct Benchmark {
   int runs = 7, warmup = 2;  // defaults of --runs and --warmup
   bool needs_gpu = false;    // refuses to run without one
   std::string mismatch;      // printed when an output did not match its reference
+  std::vector<Output> outputs;  // further outputs it can make (Result::outputs)
+  std::function<std::vector<File>(const Values&)> files;  // the files it would write itself; may be empty
   std::function<void(State&)> run;
 };
 

@@ -12,6 +12,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include <functional>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -47,6 +49,8 @@ struct Result {
   nlohmann::json limits = nlohmann::json::object();      // what figures are held against
   nlohmann::json fields = nlohmann::json::object();      // further top-level JSON keys
   std::vector<Table> tables;
+  // The declared outputs made (name -> content), for the runner to write: not in the envelope.
+  std::map<std::string, std::string, std::less<>> outputs;
   // True when no row's output was wrong.
   [[nodiscard]] bool verified() const;
 };

@@ -6,6 +6,8 @@
 #include <fmt/format.h>
 
 #include <filesystem>
+#include <stdexcept>
+#include <utility>
 
 namespace streampipe::bench::streams {
 
@@ -47,11 +49,41 @@ void add_engine_details(Row& row, pipeline::Engine& engine) {
   row.fields["timeline"] = rep;
 }
 
+namespace {
+
+// Every engine run write_trace() may be given, by experiment: what trace_files() declares.
+const std::pair<const char*, std::vector<const char*>> kTraced[] = {
+    {"gray", {"gray-engine-pinned", "gray-engine-pageable-in", "gray-engine-pageable"}},
+    {"arrays", {"arrays-engine-pinned", "arrays-engine-pageable-in", "arrays-engine-pageable"}},
+    {"chunked", {"chunked-4-lanes-16MiB"}},
+};
+
+}  // namespace
+
 void write_trace(const Config& c, pipeline::Engine& engine, const std::string& name) {
   if (c.trace_dir.empty()) return;
+  bool declared = false;
+  for (const auto& [experiment, runs] : kTraced)
+    for (const char* run : runs) declared = declared || name == run;
+  if (!declared) throw std::logic_error(fmt::format("trace '{}' is not declared in kTraced", name));
   const auto base = std::filesystem::path(c.trace_dir) / name;
-  report::write_file_atomically(base.string() + ".trace.json", engine.timeline().chrome_trace(name).dump() + "\n");
-  report::write_file_atomically(base.string() + ".svg", engine.timeline().gantt_svg(name + "\n" + engine.describe()));
+  const auto overwrite = c.force ? report::Overwrite::allow : report::Overwrite::refuse;
+  report::write_file_atomically(base.string() + ".trace.json", engine.timeline().chrome_trace(name).dump() + "\n",
+                                overwrite);
+  report::write_file_atomically(base.string() + ".svg", engine.timeline().gantt_svg(name + "\n" + engine.describe()),
+                                overwrite);
+}
+
+std::vector<std::string> trace_files(const std::string& trace_dir, const std::string& experiment) {
+  std::vector<std::string> files;
+  if (trace_dir.empty()) return files;
+  for (const auto& [name, runs] : kTraced) {
+    if (experiment != "all" && experiment != name) continue;
+    for (const char* run : runs)
+      for (const char* ext : {".trace.json", ".svg"})
+        files.push_back((std::filesystem::path(trace_dir) / (std::string(run) + ext)).string());
+  }
+  return files;
 }
 
 Row engine_row(const Config& c, pipeline::Engine& engine, const std::string& name, int runs, std::size_t n,

@@ -40,7 +40,12 @@ struct Config {
   int host_threads = 0;   // engine staging workers (0: one per core)
   int staging_mib = -1;   // engine input staging budget (-1: the engine's default; 0: a block per slot)
   std::string trace_dir;  // where to write Chrome traces and SVG Gantt charts of engine runs
+  bool force = false;     // traces may replace existing files
 };
+
+// The traces `experiment` ("all" or one name) may write under `trace_dir` (the GPU's rows
+// included): <name>.trace.json and <name>.svg of each engine run that write_trace() names.
+[[nodiscard]] std::vector<std::string> trace_files(const std::string& trace_dir, const std::string& experiment);
 
 struct Experiment {
   std::string name;
@@ -83,7 +88,8 @@ void poison_with_complement(std::byte* out, const std::byte* ref, std::size_t n)
 void apply_engine_overrides(const Config& c, pipeline::EngineOptions& o);
 // The engine's description, bottleneck and busy share in the row's detail and fields.
 void add_engine_details(Row& row, pipeline::Engine& engine);
-// Writes <trace_dir>/<name>.trace.json and .svg of the engine's last run (nothing without --trace-dir).
+// Writes <trace_dir>/<name>.trace.json and .svg of the engine's last run (nothing without
+// --trace-dir); an existing file is an error unless c.force.
 void write_trace(const Config& c, pipeline::Engine& engine, const std::string& name);
 
 // One engine variant: every run submits n items made by make(i), then drains.

@@ -67,6 +67,7 @@ void run_streams(State& state) {
   c.host_threads = state.get<int>("host-threads");
   c.staging_mib = state.get<int>("staging-mib");
   c.trace_dir = state.get<std::string>("trace-dir");
+  c.force = state.force();
   const auto which = state.get<std::string>("experiment");
 
   const bool gpu = Device::count() > 0;
@@ -124,6 +125,13 @@ Benchmark streams_benchmark() {
        "(default: the engine's 48; 0: a block per slot, held until the slot completes)",
        I{-1}, 0, 65536, {}, false},
       {"trace-dir", "write Chrome traces and SVG Gantt charts of the engine runs here", std::string(), 0, 0, {}, false},
+  };
+  b.files = [](const Values& values) {
+    std::vector<File> files;
+    for (auto& path : streams::trace_files(std::get<std::string>(values.at("trace-dir")),
+                                           std::get<std::string>(values.at("experiment"))))
+      files.push_back({"--trace-dir", std::move(path)});
+    return files;
   };
   b.run = run_streams;
   return b;

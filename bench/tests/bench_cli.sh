@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: Apache-2.0
 # `streampipe bench` end to end through the harness, with tiny sizes (on the host backend
 # without a GPU): every experiment of `bench streams` verified, its JSON envelope written,
-# `bench gray` the same, and exit status 2 for bad parameters.
+# `bench gray` and `bench serve` the same, traces and outputs never replaced without --force,
+# and exit status 2 for bad parameters.
 set -uo pipefail
 cli="${1:?usage: bench_cli.sh path/to/streampipe}"
 source "$(dirname "$0")/../../tests/support/cli_test.sh"
@@ -26,6 +27,45 @@ contains out.txt "us/item" "overhead table"
 expect 0 "bench gray" -- "$cli" bench gray --images 2 --size 64x48 --runs 1 --warmup 0 --threads 2 --json gray.json
 contains gray.json '"unit": "images/s"' "gray rows in images/s"
 contains gray.json '"decode_ms_per_image"' "gray rows keep their fields"
+
+# bench serve (serve-bench) on the host backend: the envelope with the keys scripts read
+# (points[].mode, .clients, .throughput_rps.median), the plot and the per-point reports.
+expect 0 "bench serve" -- "$cli" bench serve --backend host --layers 16,24,8 --concurrency 1 3 --window-ms 10 \
+  --runs 2 --warmup 0 --json serve.json --svg serve.svg --report-json serve-report.json
+contains out.txt "mode     clients" "serve table"
+contains out.txt "target: dynamic batching" "serve targets"
+contains serve.json '"benchmark": "serve"' "serve envelope names the benchmark"
+contains serve.json '"mode": "dynamic"' "serve points keep their mode"
+contains serve.json '"clients": 3' "serve points keep their clients"
+contains serve.json '"throughput_rps": {' "serve points keep their throughput"
+contains serve.json '"unit": "req/s"' "serve rows carry their unit"
+contains serve.json '"concurrency": [' "serve parameters"
+if grep -qF '"verified": false' serve.json; then echo "FAIL: a serve point did not verify"; failures=$((failures + 1)); fi
+contains serve.svg '<svg' "serve plot"
+contains serve-report.json '"queries"' "serve reports with every query"
+expect 0 "bench serve, open loop" -- "$cli" bench serve --backend host --layers 16,8 --rate 2000 --modes dynamic \
+  --window-ms 10 --runs 1 --warmup 0
+contains out.txt "offered/s" "open-loop table"
+expect 2 "serve: bad layers" -- "$cli" serve-bench --backend host --layers 16
+contains err.txt "--layers '16'" "bad layers named"
+expect 2 "serve: bad mode" -- "$cli" serve-bench --backend host --modes batch
+expect 2 "serve: queue below clients" -- "$cli" serve-bench --backend host --concurrency 8 --queue 4
+
+# Files the benchmark writes itself (--trace-dir) and its outputs: refused before the run when
+# they exist (exit 2, unchanged), replaced with --force.
+expect 0 "traces" -- "$cli" bench streams --experiment gray --images 2 --runs 1 --warmup 0 --trace-dir tr
+trace=$(ls tr/*.trace.json | head -n 1)
+[[ -n $trace ]] || { echo "FAIL: no trace written"; failures=$((failures + 1)); }
+sum=$(cksum tr/* | sort)
+expect 2 "existing traces" -- "$cli" bench streams --experiment gray --images 2 --runs 1 --warmup 0 --trace-dir tr
+contains err.txt "--trace-dir tr/" "existing trace named"
+[[ "$(cksum tr/* | sort)" == "$sum" ]] || { echo "FAIL: existing traces were touched"; failures=$((failures + 1)); }
+expect 0 "traces, forced" -- "$cli" bench streams --experiment gray --images 2 --runs 1 --warmup 0 --trace-dir tr --force
+sum=$(cksum serve.svg)
+expect 2 "existing serve plot" -- "$cli" bench serve --backend host --layers 16,8 --concurrency 1 --window-ms 10 \
+  --runs 1 --warmup 0 --svg serve.svg
+contains err.txt "--svg serve.svg" "existing plot named"
+[[ "$(cksum serve.svg)" == "$sum" ]] || { echo "FAIL: existing plot was touched"; failures=$((failures + 1)); }
 
 expect 2 "bad experiment" -- "$cli" bench streams --experiment nothing
 expect 2 "images out of range" -- "$cli" bench streams --images 0

@@ -91,7 +91,7 @@ TEST(Harness, RunsABenchmarkAndWritesTheEnvelope) {
   Values values = defaults(b);
   values["mode"] = std::string("slow");
   std::string printed;
-  const Result r = run(b, {5, 1, 0}, values, [&](const std::string& text) { printed += text; });
+  const Result r = run(b, {5, 1, 0, false, {}}, values, [&](const std::string& text) { printed += text; });
   EXPECT_EQ(printed.rfind("first line\n", 0), 0u);
   EXPECT_NE(printed.find("toy table"), std::string::npos);
   EXPECT_NE(printed.find("a note\n"), std::string::npos);
@@ -120,6 +120,50 @@ TEST(Harness, RunsABenchmarkAndWritesTheEnvelope) {
   EXPECT_EQ(rows[1]["verified"], false);
 }
 
+TEST(Harness, FlagsRealListsOutputsAndFiles) {
+  Benchmark b;
+  b.name = "outputs";
+  b.parameters = {{"loud", "a flag", false}, {"rates", "reals", std::vector<double>{1.5, 2.5}}};
+  b.outputs = {{"plot", "a plot"}, {"log", "a log"}};
+  b.files = [](const Values& v) { return std::vector<File>{{"--loud", std::get<bool>(v.at("loud")) ? "a" : "b"}}; };
+  b.run = [](State& state) {
+    EXPECT_TRUE(state.get<bool>("loud"));
+    EXPECT_EQ(state.get<std::vector<double>>("rates"), (std::vector<double>{1.5, 2.5}));
+    EXPECT_TRUE(state.force());
+    for (const char* name : {"plot", "log"})
+      if (state.wants(name)) state.result().outputs[name] = std::string("made ") + name;
+  };
+  Values values = defaults(b);
+  EXPECT_EQ(b.files(values).front().path, "b");
+  values["loud"] = true;
+  EXPECT_EQ(b.files(values).front().path, "a");
+  Settings settings;
+  settings.force = true;
+  settings.outputs = {"plot"};
+  const Result r = run(b, settings, values, [](const std::string&) {});
+  ASSERT_EQ(r.outputs.size(), 1u);  // only what was asked for
+  EXPECT_EQ(r.outputs.at("plot"), "made plot");
+  const auto j = envelope(r, "x");
+  EXPECT_EQ(j["parameters"]["loud"], true);
+  EXPECT_EQ(j["parameters"]["rates"], nlohmann::json::array({1.5, 2.5}));
+  EXPECT_FALSE(j.contains("outputs"));  // the outputs are the runner's to write, not the envelope's
+}
+
+TEST(Harness, StreamsDeclaresTheTracesItWrites) {
+  const Benchmark& b = find("streams");
+  Values values = defaults(b);
+  EXPECT_TRUE(b.files(values).empty());  // no --trace-dir
+  values["trace-dir"] = std::string("t");
+  EXPECT_EQ(b.files(values).size(), 14u);  // 7 engine runs, a trace and a Gantt chart each
+  values["experiment"] = std::string("gray");
+  const auto gray = b.files(values);
+  ASSERT_EQ(gray.size(), 6u);
+  EXPECT_EQ(gray.front().option, "--trace-dir");
+  EXPECT_EQ(gray.front().path, "t/gray-engine-pinned.trace.json");
+  values["experiment"] = std::string("overhead");
+  EXPECT_TRUE(b.files(values).empty());
+}
+
 TEST(Harness, CommandLineNamesThisProgram) {
   EXPECT_NE(command_line().find("test_bench_harness"), std::string::npos);
 }
@@ -131,7 +175,9 @@ TEST(Catalog, EveryBenchmarkDeclaresUsableParameters) {
     EXPECT_FALSE(b.description.empty()) << b.name;
     EXPECT_FALSE(b.mismatch.empty()) << b.name;
     EXPECT_TRUE(b.run) << b.name;
-    std::set<std::string> params;
+    // The runner's own options (--json, --runs, --warmup, --device, --force, --help) are taken.
+    std::set<std::string> params = {"json", "runs", "warmup", "device", "force", "help"};
+    for (const auto& o : b.outputs) EXPECT_TRUE(params.insert(o.name).second) << b.name << " --" << o.name;
     for (const auto& p : b.parameters) {
       EXPECT_TRUE(params.insert(p.name).second) << b.name << " --" << p.name;
       if (const auto* v = std::get_if<std::int64_t>(&p.value); v != nullptr && p.show_default && p.min < p.max) {
@@ -141,7 +187,7 @@ TEST(Catalog, EveryBenchmarkDeclaresUsableParameters) {
     }
     EXPECT_EQ(&find(b.name), &b);
   }
-  EXPECT_EQ(names, (std::set<std::string>{"gray", "jit", "life", "mandelbrot", "streams"}));
+  EXPECT_EQ(names, (std::set<std::string>{"gray", "jit", "life", "mandelbrot", "serve", "streams"}));
   EXPECT_THROW((void)find("nothing"), std::out_of_range);
 }
 

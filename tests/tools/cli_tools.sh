@@ -48,11 +48,11 @@ contains pop-auto.csv "40,5" "existing output untouched"
 expect 0 "existing output, forced" -- "$cli" life --size 16x12 -p glider.rle -g 4 --population pop-auto.csv --force
 expect 2 "density out of range" -- "$cli" life --density 2
 
-expect 0 "mandelbrot" -- "$cli" mandelbrot --size 96x64 -i 200 -o m.png --json m.json
+expect 0 "mandelbrot" -- "$cli" mandelbrot --size 96x64 -i 200 --image m.png --json m.json
 contains out.txt "0 pixel(s) differ" "double agrees with the reference"
 [[ "$(head -c 4 m.png | tail -c 3)" == "PNG" ]] || { echo "FAIL: mandelbrot PNG"; failures=$((failures + 1)); }
-expect 0 "mandelbrot float" -- "$cli" mandelbrot --size 96x64 -i 200 --precision float --center -0.75,0.1 --width 0.5 -o f.png
-expect 2 "mandelbrot exists" -- "$cli" mandelbrot --size 96x64 -o m.png
+expect 0 "mandelbrot float" -- "$cli" mandelbrot --size 96x64 -i 200 --precision float --center -0.75,0.1 --width 0.5 -o floats --image f.png
+expect 2 "mandelbrot exists" -- "$cli" mandelbrot --size 96x64 --image m.png
 expect 2 "mandelbrot bad region" -- "$cli" mandelbrot --region 1,0,0,1
 expect 2 "mandelbrot region not numbers" -- "$cli" mandelbrot --region 1,x,0,1
 expect 2 "mandelbrot both region and center" -- "$cli" mandelbrot --region -2,1,-1,1 --center 0,0

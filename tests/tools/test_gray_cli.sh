@@ -17,9 +17,9 @@ absent() { [[ ! -e "$1" ]] || { echo "FAIL: $1 should not exist"; failures=$((fa
 
 # Inputs: RGB PNGs from the mandelbrot command, a gray JPEG from gray itself.
 mkdir -p in/sub/deeper
-"$cli" mandelbrot --size 67x41 -i 50 -o in/a.png >/dev/null || { echo "FAIL: making inputs"; exit 1; }
-"$cli" mandelbrot --size 31x17 -i 50 --center -0.5,0.5 --width 0.5 -o in/sub/b.png >/dev/null
-"$cli" mandelbrot --size 20x20 -i 50 -o in/sub/deeper/c.png >/dev/null
+"$cli" mandelbrot --size 67x41 -i 50 -o in --image a.png >/dev/null || { echo "FAIL: making inputs"; exit 1; }
+"$cli" mandelbrot --size 31x17 -i 50 --center -0.5,0.5 --width 0.5 -o in/sub --image b.png >/dev/null
+"$cli" mandelbrot --size 20x20 -i 50 -o in/sub/deeper --image c.png >/dev/null
 printf 'not an image\n' > in/readme.txt
 expect 0 "jpeg output" -- "$cli" gray in/a.png -o jpg --format jpeg --quality 80
 [[ "$(od -An -tx1 -N2 jpg/a.jpg | tr -d ' ')" == "ffd8" ]] || { echo "FAIL: jpg/a.jpg is not a JPEG"; failures=$((failures + 1)); }

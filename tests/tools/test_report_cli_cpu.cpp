@@ -43,7 +43,7 @@ TEST_F(ReportCliHost, LifeOneQueryPerGenerationAndUniverse) {
 }
 
 TEST_F(ReportCliHost, MandelbrotOneQueryPerImage) {
-  ASSERT_EQ(run("mandelbrot --backend host --size 41x23 -i 64 -o '' --report --report-json r.json"), 0) << context();
+  ASSERT_EQ(run("mandelbrot --backend host --size 41x23 -i 64 --no-image --report --report-json r.json"), 0) << context();
   expect_printed_report(stdout_, context());
   expect_report_json(json("r.json"), "mandelbrot", 1, "blocking-sync", false, false, false);
 }
@@ -53,7 +53,7 @@ TEST_F(ReportCliHost, ExistingReportJsonIsRefusedBeforeAnyWork) {
   EXPECT_EQ(run("life --backend host --size 8x8 -g 2 --report-json r.json"), 2) << context();
   EXPECT_NE(stderr_.find("r.json"), std::string::npos) << context();
   EXPECT_EQ(read("r.json"), "keep");
-  EXPECT_EQ(run("mandelbrot --backend host --size 8x8 -o '' --report-json r.json"), 2) << context();
+  EXPECT_EQ(run("mandelbrot --backend host --size 8x8 --no-image --report-json r.json"), 2) << context();
   make_images(1);
   EXPECT_EQ(run("gray in -o out --backend host -q --report-json r.json"), 2) << context();
   EXPECT_FALSE(std::filesystem::exists(dir_ / "out"));

@@ -81,7 +81,7 @@ TEST(LifeStepTiming, OnePairOfEventsPerGenerationWithoutChangingTheBoard) {
 
 TEST_F(ReportCliGpu, MandelbrotHasComputeAndD2h) {
   SP_REQUIRE_GPU();
-  ASSERT_EQ(run("mandelbrot --backend gpu --size 97x61 -i 300 -o '' --report-json r.json"), 0) << context();
+  ASSERT_EQ(run("mandelbrot --backend gpu --size 97x61 -i 300 --no-image --report-json r.json"), 0) << context();
   const auto j = json("r.json");
   expect_report_json(j, "mandelbrot", 1, "spin-wait", false, true, true);
   EXPECT_NE(j.at("device"), "host");

@@ -19,7 +19,7 @@
 #include <string>
 #include <vector>
 
-namespace streampipe::cli::serve {
+namespace streampipe::bench::serve {
 
 struct InputPool {
   std::vector<std::vector<float>> rows;      // request inputs, reused round-robin
@@ -74,10 +74,6 @@ struct LoadResult {
 [[nodiscard]] LoadResult run_closed_loop(serving::DynamicBatcher& batcher, const InputPool& pool,
                                          const LoadOptions& options);
 
-}  // namespace streampipe::cli::serve
-
-namespace streampipe::cli::serve {
-
 // Open loop (perf_analyzer's request-rate mode): requests are sent on a fixed schedule of
 // `rate` per second whether or not earlier ones have finished. Each in-flight request needs
 // an output buffer; with all `slots` in flight the client itself is overloaded and the
@@ -92,4 +88,4 @@ struct OpenLoopResult {
 [[nodiscard]] OpenLoopResult run_open_loop(serving::DynamicBatcher& batcher, const InputPool& pool, double rate,
                                            std::size_t slots, const LoadOptions& options);
 
-}  // namespace streampipe::cli::serve
+}  // namespace streampipe::bench::serve

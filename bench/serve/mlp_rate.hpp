@@ -9,7 +9,8 @@
 // checked against the CPU reference. Also the configurations the search chose.
 
 #if defined(STREAMPIPE_HAVE_CUBLAS)
-#include "serve_bench_load.hpp"
+#include "harness/measure.hpp"
+#include "serve/load.hpp"
 
 #include "streampipe/serving/mlp_model.hpp"
 #include "streampipe/report/statistics.hpp"
@@ -17,12 +18,14 @@
 #include <nlohmann/json.hpp>
 
 #include <string>
+#include <vector>
 
-namespace streampipe::cli::serve {
+namespace streampipe::bench::serve {
 
 struct MlpRate {
   std::size_t rows = 0;
-  report::Summary tflops;                 // forward passes (10 per run), conversions included
+  std::vector<double> forward_tflops;     // each run's forward passes (10 per run), conversions included
+  report::Summary tflops;                 // their summary
   report::Summary gemm_tflops;            // the GEMMs of one pass, chained, per pass: the search's choices
   report::Summary heuristic_gemm_tflops;  // the same with the heuristic's first answers
   bool verified = false;  // every row of the last run matched the reference
@@ -42,5 +45,5 @@ struct MlpRate {
 [[nodiscard]] std::string gemm_choice_table(const serving::MlpModel& model);
 [[nodiscard]] nlohmann::json gemm_choices_json(const serving::MlpModel& model);
 
-}  // namespace streampipe::cli::serve
+}  // namespace streampipe::bench::serve
 #endif

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "serve_bench_svg.hpp"
+#include "serve/plot.hpp"
 
 #include <fmt/format.h>
 
@@ -7,7 +7,7 @@
 #include <cmath>
 #include <limits>
 
-namespace streampipe::cli::serve {
+namespace streampipe::bench::serve {
 namespace {
 
 std::string escape(const std::string& s) {
@@ -118,4 +118,4 @@ std::string throughput_latency_svg(const std::string& title, const std::vector<P
   return svg;
 }
 
-}  // namespace streampipe::cli::serve
+}  // namespace streampipe::bench::serve

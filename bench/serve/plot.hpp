@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-namespace streampipe::cli::serve {
+namespace streampipe::bench::serve {
 
 struct PlotPoint {
   double p99_ms = 0;
@@ -21,4 +21,4 @@ struct PlotSeries {
 
 [[nodiscard]] std::string throughput_latency_svg(const std::string& title, const std::vector<PlotSeries>& series);
 
-}  // namespace streampipe::cli::serve
+}  // namespace streampipe::bench::serve

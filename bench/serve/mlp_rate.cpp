@@ -1,11 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "serve_bench_gemm.hpp"
+#include "serve/mlp_rate.hpp"
 
 #if defined(STREAMPIPE_HAVE_CUBLAS)
 #include "streampipe/serving/mlp_reference.hpp"
 #include "streampipe/cuda/device_buffer.hpp"
 #include "streampipe/cuda/error.hpp"
-#include "streampipe/cuda/event.hpp"
 #include "streampipe/cuda/graph.hpp"
 #include "streampipe/cuda/pinned_buffer.hpp"
 #include "streampipe/report/table.hpp"
@@ -16,7 +15,7 @@
 #include <limits>
 #include <vector>
 
-namespace streampipe::cli::serve {
+namespace streampipe::bench::serve {
 
 MlpRate measure_mlp_rate(const Device& device, serving::MlpModel& model, const InputPool& pool, std::size_t rows,
                          int runs) {
@@ -39,22 +38,21 @@ MlpRate measure_mlp_rate(const Device& device, serving::MlpModel& model, const I
     pass = GraphExec(capture.end());
   }
   for (int i = 0; i < 3; ++i) pass.launch(stream.ref());
-  Event start(device), stop(device);
-  std::vector<double> tflops;
+  EventTimer timer(device);
   constexpr int kPerRun = 10;  // a forward pass can be ~50 us: several per run smooth the event resolution
   const double flops = model.flops_per_row() * static_cast<double>(rows) * kPerRun;
-  for (int r = 0; r < std::max(5, runs); ++r) {
-    start.record(stream.ref());
-    for (int i = 0; i < kPerRun; ++i) pass.launch(stream.ref());
-    stop.record(stream.ref());
-    stop.synchronize();
-    tflops.push_back(flops / (elapsed(start, stop).count() * 1e-3) / 1e12);
-  }
+  const Samples forward = measure(0, std::max(5, runs), {{}, [&] {
+    const double ms = timer.ms(stream.ref(), [&] {
+      for (int i = 0; i < kPerRun; ++i) pass.launch(stream.ref());
+    });
+    return flops / (ms * 1e-3) / 1e12;
+  }, {}});
   SP_CUDA_CHECK(cudaMemcpyAsync(h_out.data(), d_out.data(), h_out.bytes(), cudaMemcpyDeviceToHost, stream.handle()));
   stream.synchronize();
   MlpRate rate;
   rate.rows = rows;
-  rate.tflops = report::summarize(tflops);
+  rate.forward_tflops = forward.values;
+  rate.tflops = forward.summary();
   // The chain with the search's choices and with the heuristic's first answers, a run of
   // each in turn, so that a clock change favours neither.
   const auto to_tflops = [&](const std::vector<double>& us, std::vector<double>& tflops_per_pass) {
@@ -171,5 +169,5 @@ nlohmann::json gemm_choices_json(const serving::MlpModel& model) {
   return layers;
 }
 
-}  // namespace streampipe::cli::serve
+}  // namespace streampipe::bench::serve
 #endif

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "serve_bench_load.hpp"
+#include "serve/load.hpp"
 
 #include "streampipe/serving/mlp_reference.hpp"
 
@@ -14,7 +14,7 @@
 #include <span>
 #include <thread>
 
-namespace streampipe::cli::serve {
+namespace streampipe::bench::serve {
 
 using serving::Clock;
 using Ms = std::chrono::duration<double, std::milli>;
@@ -354,4 +354,4 @@ OpenLoopResult run_open_loop(serving::DynamicBatcher& batcher, const InputPool& 
   return result;
 }
 
-}  // namespace streampipe::cli::serve
+}  // namespace streampipe::bench::serve
