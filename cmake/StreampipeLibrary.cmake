@@ -9,10 +9,15 @@
 function(streampipe_add_library layer)
   add_library(streampipe_${layer} ${ARGN})
   add_library(streampipe::${layer} ALIAS streampipe_${layer})
-  set_target_properties(streampipe_${layer} PROPERTIES
-    EXPORT_NAME ${layer}
-    # Static layers go into shared objects too (the Python module, a consumer's library).
-    POSITION_INDEPENDENT_CODE ON)
+  set_target_properties(streampipe_${layer} PROPERTIES EXPORT_NAME ${layer})
+  # Position-independent code (CMAKE_POSITION_INDEPENDENT_CODE=ON, needed to put the static
+  # layers into a shared object) lets GCC assume any global function may be replaced at load
+  # time, so it stops inlining and specializing calls between our own functions; nothing of
+  # ours is meant to be interposed. Even so, PIC cost serve-bench's light-load rows 1-3% on an
+  # H100 (docs/architecture.md), so it is off unless asked for.
+  target_compile_options(streampipe_${layer} PRIVATE
+    $<$<AND:$<COMPILE_LANGUAGE:CXX>,$<CXX_COMPILER_ID:GNU>>:-fno-semantic-interposition>
+    $<$<AND:$<COMPILE_LANGUAGE:CUDA>,$<CXX_COMPILER_ID:GNU>>:-Xcompiler=-fno-semantic-interposition>)
   target_include_directories(streampipe_${layer} PUBLIC
     $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}/include>
     $<BUILD_INTERFACE:${PROJECT_BINARY_DIR}/include>

@@ -230,7 +230,10 @@ TEST(EngineGpu, PageableInputThroughASmallStagingRingComesBackExactly) {
   for (const std::size_t budget : {std::size_t{3} * n * 4, std::size_t{0}}) {
     auto o = gpu(8, 2);  // 16 slots
     o.staging_bytes = budget;
-    Engine engine(ops::multiply_divide_operation({1, 64, 50}), o);
+    // 500 repeats (~10 ms per array) keep the device, not the host's staging, the slower
+    // side, so slots wait on their lanes while holding their input. With 50 (~1 ms) the two
+    // were close, and a block per slot once peaked at exactly the ring's 3 blocks on an H100.
+    Engine engine(ops::multiply_divide_operation({1, 64, 500}), o);
     std::vector<std::future<ItemResult>> futures;
     for (std::size_t a = 0; a < kArrays; ++a) {
       out[a].assign(n, std::numeric_limits<float>::quiet_NaN());
