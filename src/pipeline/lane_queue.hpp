@@ -4,14 +4,12 @@
 // slot on a FIFO under one lock, so the FIFO has the stream's order; a completion thread
 // takes the slots out in that order and hands each to `complete`, which waits for it.
 
+#include "closable_queue.hpp"
 #include "lane_executor.hpp"
 #include "slot.hpp"
 
-#include <condition_variable>
-#include <deque>
 #include <functional>
 #include <memory>
-#include <mutex>
 #include <thread>
 
 namespace streampipe::pipeline::detail {
@@ -40,10 +38,7 @@ class LaneQueue {
 
   std::unique_ptr<LaneExecutor> executor_;
   Complete complete_;
-  std::mutex mutex_;
-  std::condition_variable cv_;
-  std::deque<Slot*> fifo_;
-  bool stopping_ = false;
+  ClosableQueue<Slot*> fifo_;
   std::thread completion_;
 };
 

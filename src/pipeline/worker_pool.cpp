@@ -9,34 +9,14 @@ WorkerPool::WorkerPool(int threads) {
 }
 
 WorkerPool::~WorkerPool() {
-  {
-    std::lock_guard lock(mutex_);
-    stopping_ = true;
-  }
-  cv_.notify_all();
+  tasks_.close();
   for (auto& t : threads_) t.join();
 }
 
-void WorkerPool::post(std::function<void()> task) {
-  {
-    std::lock_guard lock(mutex_);
-    tasks_.push_back(std::move(task));
-  }
-  cv_.notify_one();
-}
+void WorkerPool::post(std::function<void()> task) { tasks_.push(std::move(task)); }
 
 void WorkerPool::loop() {
-  for (;;) {
-    std::function<void()> task;
-    {
-      std::unique_lock lock(mutex_);
-      cv_.wait(lock, [&] { return stopping_ || !tasks_.empty(); });
-      if (tasks_.empty()) return;  // stopping and nothing left
-      task = std::move(tasks_.front());
-      tasks_.pop_front();
-    }
-    task();
-  }
+  while (auto task = tasks_.pop()) (*task)();
 }
 
 }  // namespace streampipe::pipeline::detail

@@ -3,10 +3,9 @@
 // A fixed set of host threads running posted tasks in FIFO order. The engine uses it for
 // staging copies and host stages, so they overlap with the device work of other items.
 
-#include <condition_variable>
-#include <deque>
+#include "closable_queue.hpp"
+
 #include <functional>
-#include <mutex>
 #include <thread>
 #include <vector>
 
@@ -25,10 +24,7 @@ class WorkerPool {
 
  private:
   void loop();
-  std::mutex mutex_;
-  std::condition_variable cv_;
-  std::deque<std::function<void()>> tasks_;
-  bool stopping_ = false;
+  ClosableQueue<std::function<void()>> tasks_;
   std::vector<std::thread> threads_;
 };
 
