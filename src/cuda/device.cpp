@@ -16,6 +16,13 @@ namespace streampipe {
 namespace {
 
 cudaError_t query_count(int& n) noexcept {
+  // Streams share CUDA_DEVICE_MAX_CONNECTIONS hardware queues (8 by default); more lanes
+  // than queues create false dependencies between streams (one lane's copy waits behind
+  // another lane's kernel). Ask for the maximum unless the user chose a value. It must be
+  // set before the runtime's first call, which this is in streampipe: set after
+  // cudaGetDeviceCount it was ignored (docs/python.md, "the engine's hardware queues").
+  static const bool requested = [] { return ::setenv("CUDA_DEVICE_MAX_CONNECTIONS", "32", 0) == 0; }();
+  (void)requested;
   n = 0;
   const cudaError_t status = cudaGetDeviceCount(&n);
   if (status != cudaSuccess) {
@@ -63,11 +70,6 @@ Device::Device(int index) : index_(index) {
 int Device::count() noexcept {
   // The set of visible devices is fixed for the life of the process; ask once.
   static const int n = [] {
-    // Streams share CUDA_DEVICE_MAX_CONNECTIONS hardware queues (8 by default); more lanes
-    // than queues create false dependencies between streams (one lane's copy waits behind
-    // another lane's kernel). Ask for the maximum unless the user chose a value. Read when
-    // the first context is created, which this call precedes in streampipe code.
-    ::setenv("CUDA_DEVICE_MAX_CONNECTIONS", "32", 0);
     int value = 0;
     (void)query_count(value);
     return value;

@@ -95,16 +95,35 @@ void HostRegistration::reset() noexcept {
   bytes_ = 0;
 }
 
-bool is_pinned(const void* ptr) {
-  if (ptr == nullptr) return false;
+MemoryPlace memory_place(const void* ptr) {
+  if (ptr == nullptr) return {};
   cudaPointerAttributes attrs{};
   const cudaError_t status = cudaPointerGetAttributes(&attrs, ptr);
   if (status != cudaSuccess) {
     detail::clear_expected_error();
-    return false;
+    return {};
   }
-  return attrs.type == cudaMemoryTypeHost;
+  switch (attrs.type) {
+    case cudaMemoryTypeHost: return {MemoryKind::pinned, -1};
+    case cudaMemoryTypeDevice: return {MemoryKind::device, attrs.device};
+    case cudaMemoryTypeManaged: return {MemoryKind::managed, attrs.device};
+    default: return {};
+  }
 }
+
+const char* memory_kind_name(MemoryKind kind) noexcept {
+  switch (kind) {
+    case MemoryKind::pageable: return "pageable";
+    case MemoryKind::pinned: return "pinned";
+    case MemoryKind::device: return "device";
+    case MemoryKind::managed: return "managed";
+  }
+  return "unknown";
+}
+
+bool is_pinned(const void* ptr) { return memory_place(ptr).kind == MemoryKind::pinned; }
+
+bool is_copy_engine_direct(const void* ptr) { return memory_place(ptr).kind != MemoryKind::pageable; }
 
 bool is_device_mapped(const Device& device, const void* ptr, std::size_t bytes) {
   if (ptr == nullptr || bytes == 0) return false;

@@ -4,6 +4,7 @@
 #include "streampipe/cuda/pinned_buffer.hpp"
 
 #include <chrono>
+#include <cstdlib>
 #include <map>
 #include <mutex>
 #include <utility>
@@ -22,6 +23,7 @@ struct PinnedPoolState {
   std::multimap<std::size_t, void*> idle;  // capacity -> block
   std::size_t max_cached_bytes;
   PinnedPoolStats stats;
+  bool close_at_exit = false;  // the global pool; set once, before any acquire()
 
   // Called with the lock held; returns blocks to free once the lock is dropped.
   std::vector<void*> evict_down_to(std::size_t keep) {
@@ -55,6 +57,18 @@ struct PinnedPoolState {
 };
 
 }  // namespace detail
+
+namespace {
+
+// Registered after the global pool's first cudaMallocHost succeeded: the runtime had set up
+// its own teardown by then, and exit hooks run in reverse order, so this one runs first,
+// while cudaFreeHost still works.
+void close_global_pool_at_exit() {
+  static std::once_flag once;
+  std::call_once(once, [] { std::atexit([] { PinnedPool::global().close(); }); });
+}
+
+}  // namespace
 
 PinnedBlock::PinnedBlock(PinnedBlock&& o) noexcept
     : pool_(std::move(o.pool_)),
@@ -116,6 +130,7 @@ PinnedBlock PinnedPool::acquire(std::size_t bytes) {
   const auto t0 = std::chrono::steady_clock::now();
   void* ptr = detail::pinned_malloc(want);
   const auto t1 = std::chrono::steady_clock::now();
+  if (state_->close_at_exit) close_global_pool_at_exit();
   std::lock_guard lock(state_->mutex);
   state_->stats.misses += 1;
   state_->stats.bytes_in_use += want;
@@ -137,8 +152,22 @@ void PinnedPool::trim(std::size_t keep_bytes) {
   for (void* v : victims) detail::pinned_free(v);
 }
 
+void PinnedPool::close() {
+  std::vector<void*> victims;
+  {
+    std::lock_guard lock(state_->mutex);
+    state_->max_cached_bytes = 0;  // give_back() frees whatever comes back from now on
+    victims = state_->evict_down_to(0);
+  }
+  for (void* v : victims) detail::pinned_free(v);
+}
+
 PinnedPool& PinnedPool::global() {
-  static auto* pool = new PinnedPool();
+  static auto* pool = [] {
+    auto* p = new PinnedPool();
+    p->state_->close_at_exit = true;
+    return p;
+  }();
   return *pool;
 }
 

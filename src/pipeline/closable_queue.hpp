@@ -22,13 +22,20 @@ class ClosableQueue {
   }
   // The same, calling `before()` under the queue's lock first: whatever it does is ordered
   // as the values are (a lane enqueues a slot's work on its stream there, so the queue has
-  // the stream's order). If `before` throws, nothing is pushed.
+  // the stream's order). If `before` throws, nothing is pushed. The value is stored
+  // first: when storing it fails (std::bad_alloc), `before` has not run, so a lane never
+  // enqueues work that no completion thread would wait for.
   template <typename Before>
   void push(T value, Before&& before) {
     {
       std::lock_guard lock(mutex_);
-      std::forward<Before>(before)();
       values_.push_back(std::move(value));
+      try {
+        std::forward<Before>(before)();
+      } catch (...) {
+        values_.pop_back();  // no consumer saw it: the lock was held throughout
+        throw;
+      }
     }
     cv_.notify_one();
   }

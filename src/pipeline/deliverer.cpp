@@ -9,15 +9,31 @@ Deliverer::Deliverer(Delivery order, const std::function<void(const ItemResult&)
                      std::function<void(ItemStatus)> handed)
     : in_order_(order == Delivery::in_order), on_complete_(on_complete), handed_(std::move(handed)) {}
 
-void Deliverer::deliver(std::unique_ptr<ItemState> st) {
+void Deliverer::deliver(std::unique_ptr<ItemState> st) noexcept {
   if (!in_order_) {
     hand_over(*st);
     return;
   }
-  std::lock_guard lock(order_mutex_);
-  const std::size_t index = st->index;
-  held_.push(index, std::move(st));
-  while (auto next = held_.pop()) hand_over(**next);
+  std::unique_lock lock(order_mutex_);
+  try {
+    held_.push(st->index, std::move(st));
+  } catch (...) {
+    // push() left `st` as it was: losing it would leave its future and drain() waiting.
+    lock.unlock();
+    hand_over(*st);
+    return;
+  }
+  if (handing_) return;  // that thread hands this one over too, when its turn comes
+  handing_ = true;
+  for (;;) {
+    auto next = held_.pop();
+    if (!next) break;
+    lock.unlock();
+    hand_over(**next);
+    next.reset();  // the item's stages may own anything: not destroyed under the lock
+    lock.lock();
+  }
+  handing_ = false;
 }
 
 std::exception_ptr Deliverer::take_callback_error() {
@@ -25,7 +41,7 @@ std::exception_ptr Deliverer::take_callback_error() {
   return std::exchange(callback_error_, nullptr);
 }
 
-void Deliverer::hand_over(ItemState& st) {
+void Deliverer::hand_over(ItemState& st) noexcept {
   if (on_complete_) {
     try {
       on_complete_(st.result);

@@ -2,9 +2,12 @@
 #pragma once
 // Hands finished items to their caller: the on_complete callback, then the future. In
 // submission order when asked: a reorder buffer holds an item until every earlier one has
-// gone, and its lock stays held while handing over, so the callbacks run in order too (and
-// one at a time). A callback's exception never reaches the thread that delivered: the first
-// one is kept for drain() to rethrow.
+// gone, and one thread at a time hands the ready ones over, so the callbacks run in order
+// and one at a time. No lock is held while a callback runs: a callback may submit more
+// work, and an item that submission ends at once (the engine was cancelled or failed)
+// comes back into deliver() on the same thread; it is then queued for the loop already
+// handing over, instead of waiting for a lock that thread holds. A callback's exception
+// never reaches the thread that delivered: the first one is kept for drain() to rethrow.
 
 #include "reorder_buffer.hpp"
 #include "slot.hpp"
@@ -21,24 +24,27 @@ namespace streampipe::pipeline::detail {
 class Deliverer {
  public:
   // `on_complete` (may be empty) must outlive the deliverer. `handed` runs after each
-  // item's future was set, with the item's status.
+  // item's future was set, with the item's status; it must not throw.
   Deliverer(Delivery order, const std::function<void(const ItemResult&)>& on_complete,
             std::function<void(ItemStatus)> handed);
 
-  // Hands `st` over now, or once every earlier index has been. Each index must come once:
-  // in order, a repeated index throws std::logic_error.
-  void deliver(std::unique_ptr<ItemState> st);
+  // Hands `st` over now, or once every earlier index has been (possibly on another thread,
+  // the one handing over at the time). Each index must come once. Never loses an item: one
+  // the reorder buffer cannot hold (an index repeated, or no memory to hold it) is handed
+  // over at once, out of order.
+  void deliver(std::unique_ptr<ItemState> st) noexcept;
   // The first exception a callback threw since the last call, or null.
   [[nodiscard]] std::exception_ptr take_callback_error();
 
  private:
-  void hand_over(ItemState& st);
+  void hand_over(ItemState& st) noexcept;
 
   bool in_order_;
   const std::function<void(const ItemResult&)>& on_complete_;
   std::function<void(ItemStatus)> handed_;
-  std::mutex order_mutex_;
+  std::mutex order_mutex_;  // guards held_ and handing_
   ReorderBuffer<std::unique_ptr<ItemState>> held_;
+  bool handing_ = false;    // a thread is handing items over; others only queue theirs
   std::mutex error_mutex_;
   std::exception_ptr callback_error_;
 };

@@ -19,6 +19,14 @@
 // copies move them (slot_layout), the order of delivery (reorder_buffer), why nothing more
 // may start (stop_state). This file holds the threads and locks around them; lane_queue,
 // host_stages and deliverer are the lanes' FIFOs, the workers' share and the hand-over.
+//
+// An item is resolved exactly once, whatever fails: everything that may refuse it runs in
+// submit() before it is counted, and from then on no step throws past the engine. dispatch,
+// enqueue and the stages on workers and completion threads turn an exception into the
+// failure of the items it concerns (the slot's, or those not failed yet), and release the
+// slot unless its work is already on a lane, which then completes it. A failure while
+// handling a failure (no memory even for the message) ends the process (noexcept) rather
+// than leave an item that nobody will deliver.
 
 #include "streampipe/pipeline/engine.hpp"
 
@@ -99,7 +107,8 @@ struct Engine::Impl {
 
     const int slot_count = options.lanes * options.depth;
     for (int i = 0; i < slot_count; ++i)
-      slots.push_back(std::make_unique<Slot>(i, i % options.lanes, backend == Backend::gpu));
+      slots.push_back(std::make_unique<Slot>(i, i % options.lanes, backend == Backend::gpu,
+                                             static_cast<std::size_t>(options.batch_items)));
     for (auto& s : slots) free_slots.push_back(s.get());
 
     workers = std::make_unique<detail::WorkerPool>(detail::host_worker_count(options));
@@ -139,8 +148,11 @@ struct Engine::Impl {
   std::future<ItemResult> submit(Item item) {
     std::unique_lock lock(mutex);
     const std::size_t index = next_index;
-    detail::validate_item(item, index, op);
+    // What may refuse the item (its shape, the operation's output_bytes, memory) runs before
+    // it is counted; after that, adding it to a slot never allocates (Slot reserves).
+    const std::size_t out_bytes = detail::validate_item(item, index, op);
     auto st = detail::start_item(std::move(item), index, clock_ms());
+    st->out_bytes = out_bytes;
     auto future = st->promise.get_future();
     ++next_index;
     ++stats.submitted;
@@ -207,13 +219,13 @@ struct Engine::Impl {
     return s;
   }
 
-  [[nodiscard]] bool stopped_now() {
+  [[nodiscard]] bool stopped_now() noexcept {
     std::lock_guard lock(mutex);
     return stop.stopped();
   }
 
   // Fails a slot that must not start (cancelled or failed meanwhile).
-  void fail_stopped_slot(Slot& slot) {
+  void fail_stopped_slot(Slot& slot) noexcept {
     std::unique_lock lock(mutex);
     const auto [status, why] = stop.reason();
     lock.unlock();
@@ -238,28 +250,28 @@ struct Engine::Impl {
 
   // ---- staging and enqueue ----------------------------------------------------------------
 
-  [[nodiscard]] bool host_memory_is_direct(const void* p) const {
-    // The host backend's "device" reads host memory directly; the GPU copies at full speed
-    // only from page-locked memory, so anything else is staged.
-    return backend == Backend::host || is_pinned(p);
-  }
-
   // Lays out the inputs (a produce item, alone in its slot, sizes itself later when it
   // allocates) and sends the slot to a worker when anything must be staged, else straight
   // to its lane.
   // Span items to be staged get their staging block here, on the submitting thread: when
   // the staging budget is lent, this is where submission waits, not a worker that could
   // be helping to copy.
-  void dispatch(Slot& slot) {
-    slot.layout.assign(slot.items.size(), {});
+  void dispatch(Slot& slot) noexcept {
     bool needs_worker = false;
-    for (std::size_t k = 0; k < slot.items.size(); ++k) {
-      const Item& item = slot.items[k]->item;
-      auto& place = slot.layout[k];
-      place.in = item.in.data();
-      place.in_bytes = item.in.size();  // a produce item's, 0 until it allocates
-      place.stage_in = item.produce || !host_memory_is_direct(place.in);
-      needs_worker = needs_worker || place.stage_in;
+    try {
+      slot.layout.assign(slot.items.size(), {});
+      for (std::size_t k = 0; k < slot.items.size(); ++k) {
+        const Item& item = slot.items[k]->item;
+        auto& place = slot.layout[k];
+        place.in = item.in.data();
+        place.in_bytes = item.in.size();  // a produce item's, 0 until it allocates
+        place.stage_in = item.produce || !detail::host_memory_is_direct(backend == Backend::host, place.in);
+        needs_worker = needs_worker || place.stage_in;
+      }
+    } catch (...) {
+      fail_slot(slot, ItemStatus::failed,
+                "laying out its batch failed: " + describe_exception(std::current_exception()));
+      return;
     }
     const std::size_t staged_bytes = detail::layout_inputs(slot.layout);
     if (staged_bytes > 0) {
@@ -277,59 +289,67 @@ struct Engine::Impl {
       }
       slot.in_stage = *lease;
     }
-    if (needs_worker) {
-      workers->post([this, &slot] { stage_in(slot); });
-    } else {
+    if (!needs_worker) {
       enqueue(slot);
+      return;
+    }
+    try {
+      workers->post([this, &slot] { stage_in(slot); });
+    } catch (...) {  // not posted: the slot is still ours alone
+      fail_slot(slot, ItemStatus::failed, "handing its batch to a worker failed: " +
+                                              describe_exception(std::current_exception()));
     }
   }
 
-  void stage_in(Slot& slot) {
+  void stage_in(Slot& slot) noexcept {
     NvtxRange range("streampipe stage in");
     const double t0 = clock_ms();
     if (stopped_now()) {
       fail_stopped_slot(slot);
       return;
     }
-    const std::size_t bytes = detail::stage_inputs(slot, *staging, *copier);
-    slot.stage_in_ms = clock_ms() - t0;
-    if (options.record_timeline)
-      timeline.add({Stage::stage_in, -1, slot.items.front()->index, slot.items.size(), t0, t0 + slot.stage_in_ms, bytes});
+    try {
+      const std::size_t bytes = detail::stage_inputs(slot, *staging, *copier);
+      slot.stage_in_ms = clock_ms() - t0;
+      if (options.record_timeline)
+        timeline.add({Stage::stage_in, -1, slot.items.front()->index, slot.items.size(), t0, t0 + slot.stage_in_ms,
+                      bytes});
+    } catch (...) {
+      fail_slot(slot, ItemStatus::failed,
+                "staging its input failed: " + describe_exception(std::current_exception()));
+      return;
+    }
     enqueue(slot);
   }
 
-  void enqueue(Slot& slot) {
-    auto& w = slot.work;
-    w.clear();
-    w.slot = slot.id;
-    w.op = &op;
-    for (std::size_t k = 0; k < slot.items.size(); ++k) {
-      const ItemState& it = *slot.items[k];
-      auto& place = slot.layout[k];
-      place.skip = it.failed;
-      if (it.failed) continue;
-      if (!it.item.produce)  // a produce item declared its output size when it allocated
-        place.out_bytes = it.item.consume ? op.output_bytes(place.in_bytes) : it.item.out.size();
-      place.out = it.item.out.data();
-      place.stage_out = it.item.consume || (place.out_bytes > 0 && !host_memory_is_direct(place.out));
-      w.indices.push_back(it.index);
-    }
-    if (w.indices.empty()) {
+  void enqueue(Slot& slot) noexcept {
+    try {
+      if (!detail::prepare_work(slot, op, backend == Backend::host)) {  // every item failed already
+        release_and_deliver(slot);
+        return;
+      }
+    } catch (...) {
+      detail::fail_remaining(slot, std::current_exception(), "preparing its device work failed");
       release_and_deliver(slot);
       return;
     }
-    slot.stages_out = detail::layout_outputs(slot.layout, w);
-    slot.out_stage.reserve(slot.stages_out ? w.out_bytes : 0);
-    detail::plan_copies(slot.layout, slot.in_stage.data, slot.out_stage.data(), w);
-
     const detail::StagingPool::Lease lease = slot.in_stage;  // the slot may complete at once
-    const bool fenced = lanes[static_cast<std::size_t>(slot.lane)]->push(slot);
+    bool fenced = false;
+    try {
+      fenced = lanes[static_cast<std::size_t>(slot.lane)]->push(slot);
+    } catch (...) {  // nothing was enqueued (LaneQueue::push): the slot is still ours alone
+      detail::fail_remaining(slot, std::current_exception(), "queueing its device work failed");
+      release_and_deliver(slot);
+      return;
+    }
     if (lease && fenced) staging->fence(lease);
   }
 
   // ---- completion -------------------------------------------------------------------------
 
-  void complete(Slot& slot, detail::LaneExecutor& executor) {
+  // On the lane's completion thread: the device finished with the slot's memory (or never
+  // got it), so from here any failure may release the slot.
+  void complete(Slot& slot, detail::LaneExecutor& executor) noexcept {
     auto& w = slot.work;
     try {
       executor.wait(w);
@@ -339,42 +359,53 @@ struct Engine::Impl {
     } catch (...) {
       if (!w.error) w.error = std::current_exception();
     }
-    if (w.must_wait && options.record_timeline) detail::record_device_stages(timeline, slot);
-    if (w.error) {
-      const std::string what = w.error_in_operation
-                                   ? fmt::format("operation '{}' failed", op.name)
-                                   : std::string("device work failed");
-      for (auto& it : slot.items)
-        if (!it->failed) detail::mark_failed(*it, w.error, what);
-      release_and_deliver(slot);
-      return;
+    try {
+      if (w.must_wait && options.record_timeline) detail::record_device_stages(timeline, slot);
+      if (w.error) {
+        const std::string what = w.error_in_operation
+                                     ? fmt::format("operation '{}' failed", op.name)
+                                     : std::string("device work failed");
+        detail::fail_remaining(slot, w.error, what);
+      } else if (slot.stages_out) {
+        workers->post([this, &slot] { stage_out(slot); });
+        return;
+      }
+    } catch (...) {  // not posted: the slot is still ours alone
+      detail::fail_remaining(slot, std::current_exception(), "completing its batch failed");
     }
-    if (slot.stages_out) {
-      workers->post([this, &slot] { stage_out(slot); });
-    } else {
-      release_and_deliver(slot);
-    }
-  }
-
-  void stage_out(Slot& slot) {
-    NvtxRange range("streampipe stage out");
-    const double t0 = clock_ms();
-    const std::size_t bytes = detail::stage_outputs(slot, *copier);
-    slot.stage_out_ms = clock_ms() - t0;
-    if (options.record_timeline)
-      timeline.add({Stage::stage_out, -1, slot.items.front()->index, slot.items.size(), t0, t0 + slot.stage_out_ms, bytes});
     release_and_deliver(slot);
   }
 
-  void fail_slot(Slot& slot, ItemStatus status, const std::string& why) {
-    for (auto& it : slot.items) detail::mark_not_run(*it, status, why);
+  void stage_out(Slot& slot) noexcept {
+    NvtxRange range("streampipe stage out");
+    const double t0 = clock_ms();
+    try {
+      const std::size_t bytes = detail::stage_outputs(slot, *copier);
+      slot.stage_out_ms = clock_ms() - t0;
+      if (options.record_timeline)
+        timeline.add({Stage::stage_out, -1, slot.items.front()->index, slot.items.size(), t0, t0 + slot.stage_out_ms,
+                      bytes});
+    } catch (...) {
+      detail::fail_remaining(slot, std::current_exception(), "staging its output failed");
+    }
+    release_and_deliver(slot);
+  }
+
+  void fail_slot(Slot& slot, ItemStatus status, const std::string& why) noexcept {
+    for (auto& it : slot.items)
+      if (!it->failed) detail::mark_not_run(*it, status, why);  // a host stage may have failed it first
     release_and_deliver(slot);
   }
 
   // The slot goes back before delivery: a callback may submit more work and must find room.
-  void release_and_deliver(Slot& slot) {
+  void release_and_deliver(Slot& slot) noexcept {
     std::vector<std::unique_ptr<ItemState>> items = std::move(slot.items);
     slot.items.clear();
+    try {
+      slot.items.reserve(slot.max_items);  // the moved-out room, again: submit() must not allocate
+    } catch (...) {
+      // No memory even for that: the next submit allocates, and may throw, as it would anyway.
+    }
     const double now = clock_ms();
     for (auto& it : items) detail::record_slot_result(*it, slot, items.size(), now);
     slot.stage_in_ms = slot.stage_out_ms = 0;
@@ -388,14 +419,14 @@ struct Engine::Impl {
     for (auto& it : items) delivery.deliver(std::move(it));
   }
 
-  void finish_unstarted(std::unique_ptr<ItemState> st, ItemStatus status, const std::string& why) {
+  void finish_unstarted(std::unique_ptr<ItemState> st, ItemStatus status, const std::string& why) noexcept {
     detail::mark_not_run(*st, status, why);
     st->result.timing.latency_ms = clock_ms() - st->submitted_ms;
     delivery.deliver(std::move(st));
   }
 
   // Counts an item handed over to its caller.
-  void handed(ItemStatus status) {
+  void handed(ItemStatus status) noexcept {
     {
       std::lock_guard lock(mutex);
       if (status == ItemStatus::done) ++stats.done;

@@ -91,7 +91,8 @@ class GpuLane final : public LaneExecutor {
                         config_.lane, s, work.indices);
       const auto enqueue_in = [&] {
         for (const auto& c : work.copies_in)
-          SP_CUDA_CHECK(cudaMemcpyAsync(d_in_->data() + c.offset, c.src, c.bytes, cudaMemcpyHostToDevice, s.handle()));
+          // Default: the source is pinned host memory or device memory (unified addressing).
+          SP_CUDA_CHECK(cudaMemcpyAsync(d_in_->data() + c.offset, c.src, c.bytes, cudaMemcpyDefault, s.handle()));
         if (batched)
           SP_CUDA_CHECK(cudaMemcpyAsync(d_descriptors_.data(), slot.descriptors.data(),
                                         work.descriptors.size() * sizeof(ItemDescriptor), cudaMemcpyHostToDevice,
@@ -99,7 +100,7 @@ class GpuLane final : public LaneExecutor {
       };
       const auto enqueue_out = [&] {
         for (const auto& c : work.copies_out)
-          SP_CUDA_CHECK(cudaMemcpyAsync(c.dst, d_out_->data() + c.offset, c.bytes, cudaMemcpyDeviceToHost, s.handle()));
+          SP_CUDA_CHECK(cudaMemcpyAsync(c.dst, d_out_->data() + c.offset, c.bytes, cudaMemcpyDefault, s.handle()));
       };
 
       if (config_.use_graphs && work.stable_addresses) {
@@ -190,11 +191,21 @@ class GpuLane final : public LaneExecutor {
     if (in_bytes > 0 && (!d_in_ || d_in_->bytes() < in_bytes)) {
       d_in_.reset();
       d_in_.emplace(stream_.ref(), in_bytes);
+      zero(*d_in_);
     }
     if (out_bytes > 0 && (!d_out_ || d_out_->bytes() < out_bytes)) {
       d_out_.reset();
       d_out_.emplace(stream_.ref(), out_bytes);
+      zero(*d_out_);
     }
+  }
+
+  // A region starts zeroed (once per growth, in stream order, at device speed). The copy out
+  // of a run of staged items spans the padding between them, which no operation writes, and
+  // an operation may read an item's input up to its aligned end (vector loads): without this
+  // those bytes are uninitialized, and compute-sanitizer's initcheck reports every such copy.
+  void zero(const StreamOrderedBuffer<std::byte>& region) {
+    SP_CUDA_CHECK(cudaMemsetAsync(region.data(), 0, region.bytes(), stream_.handle()));
   }
 
   Device device_;

@@ -11,7 +11,7 @@ std::string item_name(std::size_t index, const std::string& label) {
   return label.empty() ? fmt::format("item {}", index) : fmt::format("item {} ({})", index, label);
 }
 
-void validate_item(const Item& item, std::size_t index, const Operation& op) {
+std::size_t validate_item(const Item& item, std::size_t index, const Operation& op) {
   const std::string name = item_name(index, item.label);
   if (item.produce && !item.in.empty())
     throw std::invalid_argument(name + ": give either an input span or a produce stage, not both");
@@ -20,14 +20,17 @@ void validate_item(const Item& item, std::size_t index, const Operation& op) {
     throw std::invalid_argument(name + ": give either an output span or a consume stage, not both");
   if (item.consume && !item.produce && !op.output_bytes)
     throw std::invalid_argument(name + ": a consume stage on a span input needs Operation::output_bytes");
-  // Host stages size their own output (produce) or take whatever comes (consume); only a
-  // span to span item must match what the operation produces.
-  if (!op.output_bytes || item.produce || item.consume) return;
+  // A produce stage sizes its own output when it allocates; a consume stage takes whatever
+  // the operation makes of the input; only a span to span item must match it.
+  if (item.produce) return 0;
+  if (item.consume) return op.output_bytes(item.in.size());
+  if (!op.output_bytes) return item.out.size();
   const std::size_t want = op.output_bytes(item.in.size());
   if (item.out.empty() && want != 0) throw std::invalid_argument(name + ": empty output");
   if (item.out.size() != want)
     throw std::invalid_argument(fmt::format("{}: output is {} bytes but operation '{}' produces {} from {} input bytes",
                                             name, item.out.size(), op.name, want, item.in.size()));
+  return want;
 }
 
 std::string describe_exception(const std::exception_ptr& e) {

@@ -29,7 +29,8 @@ double probe_ms(const Operation& op, int device_index, std::span<const std::byte
   std::vector<ItemDescriptor> items;
   std::vector<std::size_t> indices;
   for (std::size_t k = 0; k < copies; ++k) {
-    SP_CUDA_CHECK(cudaMemcpyAsync(d_in.data() + k * in_stride, sample.data(), sample.size(), cudaMemcpyHostToDevice,
+    // Default: the sample may be host or device memory.
+    SP_CUDA_CHECK(cudaMemcpyAsync(d_in.data() + k * in_stride, sample.data(), sample.size(), cudaMemcpyDefault,
                                   stream.handle()));
     items.push_back({k * in_stride, sample.size(), k * out_stride, out_bytes});
     indices.push_back(k);

@@ -25,15 +25,17 @@ class ReorderBuffer {
  public:
   // Holds `value` until every index before `index` has been popped. Throws
   // std::logic_error when `index` was pushed before (delivered or waiting), and
-  // std::length_error when it lies too far ahead to hold; either way nothing changes.
-  void push(std::size_t index, T value) {
+  // std::length_error (or std::bad_alloc) when it cannot be held; either way nothing
+  // changes, `value` included: it is moved from only once it is held.
+  template <typename U>
+  void push(std::size_t index, U&& value) {
     if (index < next_)
       throw std::logic_error("ReorderBuffer: index " + std::to_string(index) + " was already delivered");
     const std::size_t ahead = index - next_;
     if (ahead >= ring_.size()) grow(ahead);
     std::optional<T>& cell = ring_[(head_ + ahead) & (ring_.size() - 1)];
     if (cell) throw std::logic_error("ReorderBuffer: index " + std::to_string(index) + " was pushed twice");
-    cell.emplace(std::move(value));
+    cell.emplace(std::forward<U>(value));
     ++held_;
   }
 

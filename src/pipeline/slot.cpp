@@ -3,6 +3,8 @@
 
 #include "item_validation.hpp"
 
+#include "streampipe/cuda/pinned_buffer.hpp"
+
 #include <fmt/format.h>
 
 #include <utility>
@@ -30,6 +32,35 @@ void mark_not_run(ItemState& it, ItemStatus status, const std::string& why) {
   it.failed = true;
   it.result.status = status;
   it.result.error = fmt::format("{}: {}", item_name(it.index, it.item.label), why);
+}
+
+bool host_memory_is_direct(bool host_backend, const void* p) { return host_backend || is_copy_engine_direct(p); }
+
+bool prepare_work(Slot& slot, const Operation& op, bool host_backend) {
+  auto& w = slot.work;
+  w.clear();
+  w.slot = slot.id;
+  w.op = &op;
+  for (std::size_t k = 0; k < slot.items.size(); ++k) {
+    const ItemState& it = *slot.items[k];
+    auto& place = slot.layout[k];
+    place.skip = it.failed;
+    if (it.failed) continue;
+    if (!it.item.produce) place.out_bytes = it.out_bytes;  // a produce item's came with its allocation
+    place.out = it.item.out.data();
+    place.stage_out = it.item.consume || (place.out_bytes > 0 && !host_memory_is_direct(host_backend, place.out));
+    w.indices.push_back(it.index);
+  }
+  if (w.indices.empty()) return false;
+  slot.stages_out = layout_outputs(slot.layout, w);
+  slot.out_stage.reserve(slot.stages_out ? w.out_bytes : 0);
+  plan_copies(slot.layout, slot.in_stage.data, slot.out_stage.data(), w);
+  return true;
+}
+
+void fail_remaining(Slot& slot, std::exception_ptr e, const std::string& what) {
+  for (auto& it : slot.items)
+    if (!it->failed) mark_failed(*it, e, what);
 }
 
 void record_device_stages(Timeline& timeline, const Slot& slot) {

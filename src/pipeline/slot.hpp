@@ -12,6 +12,7 @@
 
 #include "streampipe/pipeline/host_copy.hpp"
 #include "streampipe/pipeline/item.hpp"
+#include "streampipe/pipeline/operation.hpp"
 #include "streampipe/pipeline/timeline.hpp"
 
 #include <cstddef>
@@ -29,12 +30,14 @@ struct ItemState {
   std::promise<ItemResult> promise;
   ItemResult result;
   double submitted_ms = 0, assigned_ms = 0;
+  std::size_t out_bytes = 0;  // known at submission (validate_item); a produce item's comes later
   bool failed = false;  // its result is final: later stages pass it by
 };
 
 struct Slot {
   int id = 0;
   int lane = 0;
+  std::size_t max_items = 1;
   StagingPool::Lease in_stage;  // lent from the engine's staging pool while needed
   StagingBuffer out_stage;
   std::vector<std::unique_ptr<ItemState>> items;
@@ -44,7 +47,13 @@ struct Slot {
   SlotWork work;
   double stage_in_ms = 0, stage_out_ms = 0;
 
-  Slot(int id_, int lane_, bool pinned) : id(id_), lane(lane_), out_stage(pinned) {}
+  // Room for `max_items` from the start, kept from batch to batch: adding an item to a slot
+  // does not allocate, so an item that submit() counted reaches a slot that will deliver it.
+  Slot(int id_, int lane_, bool pinned, std::size_t max_items_)
+      : id(id_), lane(lane_), max_items(max_items_), out_stage(pinned) {
+    items.reserve(max_items);
+    layout.reserve(max_items);
+  }
 };
 
 // An item just submitted, its result already naming it.
@@ -53,6 +62,18 @@ struct Slot {
 void mark_failed(ItemState& it, std::exception_ptr e, const std::string& what);
 // Ends an item that did not run: its error names it, then `why`.
 void mark_not_run(ItemState& it, ItemStatus status, const std::string& why);
+// Whether the lane's copies read or write the caller's memory at `p` in place: anything on
+// the host backend (its "device" is the host); on the GPU what a copy engine takes at full
+// speed as it is (pinned host, device or managed memory: is_copy_engine_direct), so only
+// pageable memory is staged.
+[[nodiscard]] bool host_memory_is_direct(bool host_backend, const void* p);
+// Readies slot.work for the slot's items that have not failed: their output sizes and
+// where each output goes, the layout, the output staging and the copies. Returns false
+// when no item is left to run. Throws std::bad_alloc, and CudaError when no pinned memory
+// is left for the output staging; the slot's items are then as they were.
+[[nodiscard]] bool prepare_work(Slot& slot, const Operation& op, bool host_backend);
+// Fails every item of the slot not failed yet: `what` failed with `e` (mark_failed).
+void fail_remaining(Slot& slot, std::exception_ptr e, const std::string& what);
 // The slot's device phase on the timeline (copies in, operation, copies out), as its lane
 // timed it.
 void record_device_stages(Timeline& timeline, const Slot& slot);

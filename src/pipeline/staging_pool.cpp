@@ -85,12 +85,22 @@ StagingPool::Lease StagingPool::lend(std::size_t bytes, int slot, std::unique_lo
   b.awaited = false;
   lent_.push_back(id);
   lent_bytes_ += bytes;
+  const std::size_t peak_before = peak_bytes_;
   peak_bytes_ = std::max(peak_bytes_, lent_bytes_);
   const Lease lease{id, b.generation, nullptr};
   // Growing may allocate pinned memory (milliseconds): outside the lock. The block is this
   // caller's alone until it is given back, and its address is stable (blocks_ holds pointers).
   lock.unlock();
-  b.buffer.reserve(bytes);
+  try {
+    b.buffer.reserve(bytes);
+  } catch (...) {
+    // No pinned memory left, say: nothing was lent. A block left lent would never be
+    // fenced, and acquire() would wait for it forever.
+    lock.lock();
+    take_back(b, id);
+    peak_bytes_ = std::max(peak_before, lent_bytes_);  // what was lent, not what was asked for
+    throw;
+  }
   return {lease.block, lease.generation, b.buffer.data()};
 }
 

@@ -47,7 +47,8 @@ class StagingPool {
 
   // A block of at least `bytes` for `slot`, waiting while the budget is spent (one lease
   // is always granted, whatever its size). std::nullopt once stop() was called. Rethrows
-  // what WaitInputs threw.
+  // what WaitInputs threw, and what growing the block threw (CudaError when no pinned memory
+  // is left, std::bad_alloc): then nothing is lent.
   [[nodiscard]] std::optional<Lease> acquire(std::size_t bytes, int slot);
   // The same without waiting: for produce stages, which decode on many threads at once and
   // must not be held back to the copies' budget. Counts against the budget all the same.

@@ -3,6 +3,7 @@
 // engine is told after; in-order delivery holds an item until every earlier one has gone;
 // a callback's exception is kept (the first one) and the item is still delivered.
 
+#include "bounded.hpp"
 #include "deliverer.hpp"
 #include "item_validation.hpp"
 
@@ -93,6 +94,33 @@ TEST(Deliverer, KeepsTheFirstCallbackExceptionAndStillDelivers) {
   ASSERT_TRUE(error);
   EXPECT_EQ(describe_exception(error), "callback 0");
   EXPECT_FALSE(deliverer.take_callback_error());
+}
+
+// A callback may deliver again on its own thread (a submit after cancel() ends its item at
+// once): the nested item is queued for the loop already handing over, after the callback
+// returns, in order. Delivery used to hold its lock around callbacks: this deadlocked.
+TEST(Deliverer, ACallbackMayDeliverAgainOnItsOwnThread) {
+  std::vector<Delivered> items;
+  for (std::size_t i = 0; i < 3; ++i) items.push_back(make(i));
+  std::vector<std::string> events;
+  Deliverer* self = nullptr;
+  const std::function<void(const ItemResult&)> on_complete = [&](const ItemResult& r) {
+    events.push_back("begin " + std::to_string(r.index));
+    if (r.index == 0) self->deliver(std::move(items[2].state));  // ahead of 1: held
+    if (r.index == 1) {
+      EXPECT_EQ(items[2].future.wait_for(0s), std::future_status::timeout);
+    }
+    events.push_back("end " + std::to_string(r.index));
+  };
+  int handed = 0;
+  Deliverer deliverer(Delivery::in_order, on_complete, [&](ItemStatus) { ++handed; });
+  self = &deliverer;
+  deliverer.deliver(std::move(items[1].state));
+  testing::finishes_within("a delivery whose callback delivers again",
+                           [&] { deliverer.deliver(std::move(items[0].state)); });
+  EXPECT_EQ(events, (std::vector<std::string>{"begin 0", "end 0", "begin 1", "end 1", "begin 2", "end 2"}));
+  EXPECT_EQ(handed, 3);
+  for (std::size_t i = 0; i < 3; ++i) EXPECT_EQ(items[i].future.get().index, i);
 }
 
 TEST(Deliverer, NoCallbackIsFine) {

@@ -285,14 +285,27 @@ TEST(EngineGpu, CallbacksSubmitPageableWorkWhileStagingIsSpent) {
   for (std::size_t i = 0; i < kItems; ++i) EXPECT_EQ(out[i][n - 1], 2.0f * static_cast<float>(i) + 1.0f) << i;
 }
 
+// The planner decides from live timings, so each case sits far from the thresholds it tests.
+// Small kernel: batches of b >= 2 on 16 lanes need 1.5 x kernel / item_link > 16 items
+// computing at once, item_link being an item's share of both directions at once. One
+// 64-thread block on 1M floats with 50 repeats takes about 1.07 ms on an H100, and 8 MB over
+// both directions (63 to 101 GB/s across runs, run16) 0.08 to 0.13 ms: 12 to 19 items, on
+// the edge (batches of 1 in 2 of 8 runs). The same kernel time on 256K floats with 200
+// repeats against a quarter of the link time: 48 to 77 items, batches of 3 to 5, a factor 3
+// or more away from the edge. Copy-bound: affine on 16 MiB chunks computes ~30x faster than
+// the link moves them.
 TEST(PlannerGpu, BatchesSingleBlockKernelsAndKeepsCopyBoundWorkOnFewLanes) {
   SP_REQUIRE_GPU();
-  std::vector<float> array(1 << 20, 1.5f);
-  const auto small = plan_items(ops::multiply_divide_operation({1, 64, 50}), std::as_bytes(std::span<const float>(array)),
-                                array.size() * 4, 200, gpu(4));
+  std::vector<float> array(1 << 18, 1.5f);
+  const auto small = plan_items(ops::multiply_divide_operation({1, 64, 200}),
+                                std::as_bytes(std::span<const float>(array)), array.size() * 4, 200, gpu(4));
   EXPECT_GT(small.options.batch_items, 1) << small.reason;
   EXPECT_GT(small.options.lanes, 4) << small.reason;
   EXPECT_NE(small.reason.find("small kernel"), std::string::npos) << small.reason;
+  // The measurements behind it, with the margins above: eight single-block launches at once
+  // cost about one, and one costs far more than its item's transfer.
+  EXPECT_LT(small.kernel_ms, 0.5 * 8 * small.kernel_ms_one) << small.reason;
+  EXPECT_GT(small.kernel_ms_one, 4 * small.transfer_ms / small.options.batch_items) << small.reason;
 
   std::vector<float> big((std::size_t{256} << 20) / 4, 2.0f);
   const auto copy = plan_chunked(ops::affine_operation(2.0f, 1.0f), std::as_bytes(std::span<const float>(big)), 4, 4, gpu(8));

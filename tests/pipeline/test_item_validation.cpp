@@ -26,7 +26,7 @@ Operation same_size(int* calls = nullptr) {
 // The message validate_item() throws, or "accepted".
 std::string verdict(const Item& item, std::size_t index, const Operation& op) {
   try {
-    validate_item(item, index, op);
+    (void)validate_item(item, index, op);
   } catch (const std::invalid_argument& e) {
     return e.what();
   }
@@ -142,6 +142,45 @@ TEST(ItemValidation, AsksForTheOutputSizeOnce) {
   item.in = b.in;
   item.out = b.short_out;
   EXPECT_NE(verdict(item, 0, same_size(&calls)), "accepted");
+  EXPECT_EQ(calls, 1);
+}
+
+// A consume stage on a span input is sized at submission, so that an operation refusing the
+// input size refuses the item there, before the engine counts it (issue 24, class 5: the
+// refusal came later, from inside submit(), with the item already pending).
+TEST(ItemValidation, ReturnsTheOutputSizeAndSizesConsumeStagesAtSubmission) {
+  Buffers b;
+  int calls = 0;
+  Item consumed;
+  consumed.in = b.in;
+  consumed.consume = [](std::span<const std::byte>) {};
+  Operation doubled;
+  doubled.name = "double";
+  doubled.output_bytes = [&calls](std::size_t n) {
+    ++calls;
+    if (n % 8 != 0) throw std::domain_error("input of " + std::to_string(n) + " bytes is not whole records");
+    return 2 * n;
+  };
+  try {
+    (void)validate_item(consumed, 0, doubled);
+    FAIL() << "output_bytes refused the size, and validation let the item through";
+  } catch (const std::domain_error& e) {
+    EXPECT_STREQ(e.what(), "input of 4 bytes is not whole records");
+  }
+  EXPECT_EQ(calls, 1);
+  EXPECT_EQ(validate_item(consumed, 0, same_size()), 4u);
+
+  Item spans;
+  spans.in = b.in;
+  spans.out = b.out;
+  EXPECT_EQ(validate_item(spans, 0, same_size()), 4u);
+  spans.out = b.short_out;
+  EXPECT_EQ(validate_item(spans, 0, Operation{}), 3u);  // unsized operation: the span's size
+
+  Item produced;
+  produced.produce = [](StagingInput&) {};
+  produced.consume = [](std::span<const std::byte>) {};
+  EXPECT_EQ(validate_item(produced, 0, doubled), 0u);
   EXPECT_EQ(calls, 1);
 }
 

@@ -85,6 +85,22 @@ class HostRegistration {
 // True when `ptr` is page-locked memory known to CUDA (cudaMallocHost or registered).
 [[nodiscard]] bool is_pinned(const void* ptr);
 
+// What CUDA knows of the memory at `ptr`; pageable for memory it does not know (and for
+// everything when there is no usable driver). `device` is the owning GPU for device and
+// managed memory, -1 otherwise.
+enum class MemoryKind { pageable, pinned, device, managed };
+struct MemoryPlace {
+  MemoryKind kind = MemoryKind::pageable;
+  int device = -1;
+};
+[[nodiscard]] MemoryPlace memory_place(const void* ptr);
+[[nodiscard]] const char* memory_kind_name(MemoryKind kind) noexcept;
+
+// True when a copy engine reads or writes `ptr` at full speed as it is: pinned host memory,
+// device memory or managed memory (any GPU: with unified addressing cudaMemcpyDefault
+// finds the way), never pageable memory.
+[[nodiscard]] bool is_copy_engine_direct(const void* ptr);
+
 // True when kernels on `device` can read and write all of [ptr, ptr + bytes) in place, at
 // these addresses: it lies inside one page-locked host allocation (cudaMallocHost,
 // cudaHostAlloc, cudaHostRegister) mapped for the device at its host address, as it is

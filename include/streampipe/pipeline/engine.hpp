@@ -48,6 +48,8 @@ struct EngineOptions {
   // (what graph replay uses, whatever is set here).
   std::size_t staging_bytes = std::size_t{48} << 20;
   bool use_graphs = false;      // replay a captured graph per slot for same-size batches
+  // Every stage of every batch is kept (about 250 bytes an unbatched item) for traces and
+  // reports: turn it off for an engine that runs for long, or clear timeline() now and then.
   bool record_timeline = true;
 };
 
@@ -66,7 +68,11 @@ class Engine {
   Engine(const Engine&) = delete;
   Engine& operator=(const Engine&) = delete;
 
-  // Throws std::invalid_argument for a malformed item (empty, size mismatch), naming it.
+  // Throws std::invalid_argument for a malformed item (empty, size mismatch), naming it, and
+  // what Operation::output_bytes throws for its input size; such an item is not counted and
+  // never delivered. An item submit() returned a future for is resolved exactly once (its
+  // callback, then its future) whatever fails later: the operation, a host stage, a CUDA
+  // call, memory. A callback may submit; it must not wait for a future or drain().
   [[nodiscard]] std::future<ItemResult> submit(Item item);
   void flush();      // dispatch a partly filled batch now
   RunStats drain();  // flush and wait until every submitted item has been delivered

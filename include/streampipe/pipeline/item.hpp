@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 // An item is one unit of work through the pipeline: host input -> device -> host output.
-// Input and output may be pageable, pinned or registered memory; pageable data is staged
-// through pooled pinned buffers by host worker threads. Optional host stages replace the
+// Input and output may be pageable, pinned or registered host memory, or device memory
+// (copied on the device, no host round trip); pageable data is staged through pooled pinned
+// buffers by host worker threads. Optional host stages replace the
 // plain copies: `produce` writes the input into staging (decode a file), `consume` reads the
 // output from staging (encode and write). Both run on worker threads, overlapped with the
 // device work of other items.
