@@ -41,7 +41,13 @@ Image Image::make(std::uint32_t width, std::uint32_t height, int channels, int b
   const std::uint64_t bytes = std::uint64_t{width} * height * image.bytes_per_pixel();
   if (bytes > std::numeric_limits<std::size_t>::max() / 2)
     throw std::invalid_argument(fmt::format("a {}x{} image is too large", width, height));
-  image.pixels.assign(static_cast<std::size_t>(bytes), 0);
+  try {
+    image.pixels.assign(static_cast<std::size_t>(bytes), 0);
+  } catch (const std::bad_alloc&) {
+    static constexpr const char* layouts[] = {"", "gray", "gray+alpha", "RGB", "RGBA"};
+    throw AllocationError(bytes, fmt::format("a {}x{} {} image at {} bits", width, height, layouts[channels],
+                                             bit_depth));
+  }
   return image;
 }
 

@@ -2,7 +2,9 @@
 // JPEG through libjpeg-turbo. libjpeg's default error_exit calls exit(); ours longjmps back
 // to the setjmp in the function that called into the library. As with PNG, the functions
 // that call setjmp hold only trivially destructible locals; C++ objects live in callers.
-// A truncated file is only a warning to libjpeg (it pads with gray); here it is an error.
+// libjpeg only warns about corrupt entropy-coded data: a file cut short, even one that still
+// ends with its EOI marker, decodes with the rest of the image flat gray. Here the warnings
+// that mean lost or wrong pixels are errors.
 
 #include "image_codecs.hpp"
 
@@ -22,7 +24,7 @@ namespace {
 struct JpegError {
   jpeg_error_mgr mgr;  // first member: libjpeg hands us a pointer to it
   std::jmp_buf jump;
-  char message[JMSG_LENGTH_MAX];
+  char message[JMSG_LENGTH_MAX + 32];
 };
 
 [[noreturn]] void on_jpeg_error(j_common_ptr cinfo) {
@@ -31,24 +33,59 @@ struct JpegError {
   std::longjmp(error->jump, 1);
 }
 
+// Warnings that mean the decoded pixels are not the file's: data missing (a premature end,
+// or a marker inside a scan), undecodable entropy codes, lost restart markers, scans out of
+// order. The others leave the pixels complete and are common in files that decode fine:
+// bytes between segments (JWRN_EXTRANEOUS_DATA), an unknown Adobe transform or JFIF version.
+bool loses_pixels(int code) noexcept {
+  switch (code) {
+    case JWRN_JPEG_EOF:
+    case JWRN_HIT_MARKER:
+    case JWRN_HUFF_BAD_CODE:
+    case JWRN_ARITH_BAD_CODE:
+    case JWRN_MUST_RESYNC:
+    case JWRN_BOGUS_PROGRESSION:
+      return true;
+    default:
+      return false;
+  }
+}
+
 void on_jpeg_message(j_common_ptr cinfo, int level) {
   if (level >= 0) return;  // trace messages
+  const int code = cinfo->err->msg_code;
+  if (!loses_pixels(code)) return;
   auto* error = reinterpret_cast<JpegError*>(cinfo->err);
-  if (cinfo->err->msg_code == JWRN_JPEG_EOF) {
-    (*cinfo->err->format_message)(cinfo, error->message);
+  (*cinfo->err->format_message)(cinfo, error->message);
+  if (code == JWRN_JPEG_EOF || code == JWRN_HIT_MARKER)
     std::strncat(error->message, " (truncated file)", sizeof(error->message) - std::strlen(error->message) - 1);
-    std::longjmp(error->jump, 1);
-  }
-  // Other corrupt-data warnings (extraneous bytes, ...) are common in files that decode
-  // fine; they are tolerated.
+  std::longjmp(error->jump, 1);
+}
+
+// Called by libjpeg as it reads; holds multi-scan files to DecodeLimits::max_jpeg_scans.
+struct JpegProgress {
+  jpeg_progress_mgr mgr;  // first member: libjpeg hands us a pointer to it
+  int max_scans = 0;      // 0: no limit
+};
+
+void on_jpeg_progress(j_common_ptr cinfo) {
+  const auto* progress = reinterpret_cast<const JpegProgress*>(cinfo->progress);
+  if (cinfo->is_decompressor == 0 || progress->max_scans <= 0) return;
+  if (reinterpret_cast<j_decompress_ptr>(cinfo)->input_scan_number <= progress->max_scans) return;
+  auto* error = reinterpret_cast<JpegError*>(cinfo->err);
+  std::snprintf(error->message, sizeof(error->message), "more than %d scans (DecodeLimits::max_jpeg_scans)",
+                progress->max_scans);
+  std::longjmp(error->jump, 1);
 }
 
 struct JpegReadState {
   jpeg_decompress_struct cinfo;
   JpegError error;
+  JpegProgress progress;
   bool created = false;
   bool cmyk = false;
   bool adobe_inverted = false;
+  bool arithmetic = false;
   JDIMENSION width = 0, height = 0;
   int components = 0;
 };
@@ -68,6 +105,8 @@ bool jpeg_read_header_phase(JpegReadState& s, const unsigned char* data, unsigne
   if (setjmp(s.error.jump)) return false;
   jpeg_create_decompress(&s.cinfo);
   s.created = true;
+  s.progress.mgr.progress_monitor = on_jpeg_progress;
+  s.cinfo.progress = &s.progress.mgr;
   jpeg_mem_src(&s.cinfo, data, size);
   jpeg_read_header(&s.cinfo, TRUE);
   switch (s.cinfo.jpeg_color_space) {
@@ -84,6 +123,7 @@ bool jpeg_read_header_phase(JpegReadState& s, const unsigned char* data, unsigne
       s.cinfo.out_color_space = JCS_RGB;
       break;
   }
+  s.arithmetic = s.cinfo.arith_code != 0;
   jpeg_calc_output_dimensions(&s.cinfo);
   s.width = s.cinfo.output_width;
   s.height = s.cinfo.output_height;
@@ -91,20 +131,9 @@ bool jpeg_read_header_phase(JpegReadState& s, const unsigned char* data, unsigne
   return true;
 }
 
-bool jpeg_read_pixels_phase(JpegReadState& s, unsigned char* out, std::size_t row_bytes) {
-  if (setjmp(s.error.jump)) return false;
-  jpeg_start_decompress(&s.cinfo);
-  while (s.cinfo.output_scanline < s.cinfo.output_height) {
-    JSAMPROW row = out + static_cast<std::size_t>(s.cinfo.output_scanline) * row_bytes;
-    jpeg_read_scanlines(&s.cinfo, &row, 1);
-  }
-  jpeg_finish_decompress(&s.cinfo);
-  return true;
-}
-
 // Adobe CMYK JPEGs (Photoshop, libjpeg with its Adobe marker) store inverted inks:
 // 255 means no ink. Without the marker the values are plain inks.
-void cmyk_to_rgb(const unsigned char* cmyk, unsigned char* rgb, std::size_t pixels, bool inverted) {
+void cmyk_to_rgb(const unsigned char* cmyk, unsigned char* rgb, std::size_t pixels, bool inverted) noexcept {
   for (std::size_t i = 0; i < pixels; ++i) {
     unsigned c = cmyk[4 * i], m = cmyk[4 * i + 1], y = cmyk[4 * i + 2], k = cmyk[4 * i + 3];
     if (!inverted) {
@@ -117,6 +146,30 @@ void cmyk_to_rgb(const unsigned char* cmyk, unsigned char* rgb, std::size_t pixe
     rgb[3 * i + 1] = static_cast<unsigned char>((m * k + 127) / 255);
     rgb[3 * i + 2] = static_cast<unsigned char>((y * k + 127) / 255);
   }
+}
+
+// Rows of `row_bytes` into `out`. CMYK goes through `cmyk_row` (one row, 4 bytes a pixel)
+// and becomes RGB row by row, so no CMYK copy of the image is held.
+bool jpeg_read_pixels_phase(JpegReadState& s, unsigned char* out, std::size_t row_bytes, unsigned char* cmyk_row) {
+  if (setjmp(s.error.jump)) return false;
+  jpeg_start_decompress(&s.cinfo);
+  while (s.cinfo.output_scanline < s.cinfo.output_height) {
+    unsigned char* target = out + static_cast<std::size_t>(s.cinfo.output_scanline) * row_bytes;
+    JSAMPROW row = cmyk_row != nullptr ? cmyk_row : target;
+    jpeg_read_scanlines(&s.cinfo, &row, 1);
+    if (cmyk_row != nullptr) cmyk_to_rgb(cmyk_row, target, s.cinfo.output_width, s.adobe_inverted);
+  }
+  jpeg_finish_decompress(&s.cinfo);
+  return true;
+}
+
+// Huffman coding spends at least one bit on every 8x8 block of every component in some scan
+// (a DC code has at least one bit), and the first component covers the image with blocks of
+// at most 32x32 pixels (sampling factors reach 4). A file smaller than that cannot be the
+// image it declares. Arithmetic coding has no such floor.
+bool jpeg_data_can_hold(std::uint64_t file_bytes, std::uint64_t width, std::uint64_t height) noexcept {
+  const std::uint64_t regions = ((width + 31) / 32) * ((height + 31) / 32);
+  return regions <= file_bytes * 8;
 }
 
 struct JpegWriteState {
@@ -167,23 +220,23 @@ namespace detail {
 Image decode_jpeg(std::span<const std::byte> data, const ImageReadOptions& options, const std::string& source) {
   JpegReadState s;
   JpegReadGuard guard{s};
+  s.progress.max_scans = options.limits.max_jpeg_scans;
   if (!jpeg_read_header_phase(s, reinterpret_cast<const unsigned char*>(data.data()),
                               static_cast<unsigned long>(data.size())))
     throw ImageError(source, fmt::format("JPEG: {}", s.error.message));
   if (s.components != 1 && s.components != 3 && s.components != 4)
     throw ImageError(source, fmt::format("JPEG: unsupported {} output components", s.components));
-  check_decoded_size(s.width, s.height, static_cast<std::uint64_t>(s.components), options.max_bytes, source);
-  if (!s.cmyk) {
-    Image image = Image::make(s.width, s.height, s.components, 8);
-    if (!jpeg_read_pixels_phase(s, image.pixels.data(), image.row_bytes()))
-      throw ImageError(source, fmt::format("JPEG: {}", s.error.message));
-    return image;
-  }
-  std::vector<unsigned char> cmyk(std::size_t{s.width} * s.height * 4);
-  if (!jpeg_read_pixels_phase(s, cmyk.data(), std::size_t{s.width} * 4))
+  options.limits.check(s.width, s.height, source);
+  if (!s.arithmetic && !jpeg_data_can_hold(data.size(), s.width, s.height))
+    throw ImageError(source, fmt::format("JPEG: {} bytes cannot hold a {}x{} image (Huffman coding spends at least "
+                                         "a bit on each 8x8 block): truncated file or patched dimensions",
+                                         data.size(), s.width, s.height));
+  const int channels = s.cmyk ? 3 : s.components;
+  check_decoded_size(s.width, s.height, static_cast<std::uint64_t>(channels), options.max_bytes, source);
+  Image image = Image::make(s.width, s.height, channels, 8);
+  std::vector<unsigned char> cmyk_row(s.cmyk ? std::size_t{s.width} * 4 : 0);
+  if (!jpeg_read_pixels_phase(s, image.pixels.data(), image.row_bytes(), s.cmyk ? cmyk_row.data() : nullptr))
     throw ImageError(source, fmt::format("JPEG: {}", s.error.message));
-  Image image = Image::make(s.width, s.height, 3, 8);
-  cmyk_to_rgb(cmyk.data(), image.pixels.data(), std::size_t{s.width} * s.height, s.adobe_inverted);
   return image;
 }
 

@@ -5,6 +5,7 @@
 // outside them, and the C++ objects (vectors, strings) live in the callers.
 
 #include "image_codecs.hpp"
+#include "png_chunks.hpp"
 
 #include <fmt/format.h>
 #include <png.h>
@@ -51,6 +52,7 @@ struct PngReadState {
   png_infop info = nullptr;
   PngError error;
   MemoryReader reader{};
+  // As the file declares it (phase 1), then as decoded (phase 2).
   png_uint_32 width = 0, height = 0;
   int channels = 0, bit_depth = 0;
   std::size_t row_bytes = 0;
@@ -63,8 +65,14 @@ struct PngReadGuard {
   }
 };
 
-// Phase 1: header and transforms. Returns false with s.error set on failure.
-bool png_read_header(PngReadState& s, bool strip_16) {
+// libpng keeps none of the chunks it skips here (every ancillary one); these caps bound what
+// it would hold should a libpng version handle one anyway. Its own defaults, made explicit.
+constexpr png_alloc_size_t kChunkMallocMax = 8'000'000;
+constexpr png_uint_32 kChunkCacheMax = 1000;
+
+// Phase 1: the chunks up to the image data; nothing is allocated for pixels. Returns false
+// with s.error set on failure.
+bool png_read_header(PngReadState& s) {
   s.png = png_create_read_struct(PNG_LIBPNG_VER_STRING, &s.error, on_png_error, on_png_warning);
   if (s.png == nullptr) {
     std::strcpy(s.error.message, "cannot create the libpng decoder");
@@ -77,9 +85,27 @@ bool png_read_header(PngReadState& s, bool strip_16) {
   }
   if (setjmp(png_jmpbuf(s.png))) return false;
   png_set_read_fn(s.png, &s.reader, read_from_memory);
-  // Dimensions are checked against our own byte limit later; lift libpng's 1e6 default.
+  // Dimensions are held against DecodeLimits by the caller, with a message that says how
+  // to raise them; lift libpng's 10^6 default to the format's own maximum.
   png_set_user_limits(s.png, 0x7fffffff, 0x7fffffff);
+  png_set_chunk_malloc_max(s.png, kChunkMallocMax);
+  png_set_chunk_cache_max(s.png, kChunkCacheMax);
+  // Skip every chunk but IHDR, PLTE, tRNS, IDAT and IEND without reading it into memory:
+  // nothing here uses text, profiles or gamma, and libpng would allocate an ancillary chunk
+  // at its declared length (only warning that it is too large).
+  png_set_keep_unknown_chunks(s.png, PNG_HANDLE_CHUNK_NEVER, nullptr, -1);
   png_read_info(s.png, s.info);
+  s.width = png_get_image_width(s.png, s.info);
+  s.height = png_get_image_height(s.png, s.info);
+  s.channels = png_get_channels(s.png, s.info);
+  s.bit_depth = png_get_bit_depth(s.png, s.info);
+  return true;
+}
+
+// Phase 2: transforms to 8/16-bit gray, gray+alpha, RGB or RGBA; libpng allocates its row
+// buffers here.
+bool png_set_transforms(PngReadState& s, bool strip_16) {
+  if (setjmp(png_jmpbuf(s.png))) return false;
   const int color_type = png_get_color_type(s.png, s.info);
   const int depth = png_get_bit_depth(s.png, s.info);
   if (color_type == PNG_COLOR_TYPE_PALETTE) png_set_palette_to_rgb(s.png);
@@ -101,7 +127,7 @@ bool png_read_header(PngReadState& s, bool strip_16) {
   return true;
 }
 
-// Phase 2: the pixels, into rows the caller allocated.
+// Phase 3: the pixels, into rows the caller allocated.
 bool png_read_pixels(PngReadState& s, png_bytep* rows) {
   if (setjmp(png_jmpbuf(s.png))) return false;
   png_read_image(s.png, rows);
@@ -200,10 +226,18 @@ bool png_write(PngWriteState& s, const Image& image, png_bytep* rows, bool inter
 namespace detail {
 
 Image decode_png(std::span<const std::byte> data, const ImageReadOptions& options, const std::string& source) {
+  const PngChunkWalk walk = walk_png_chunks(data, source);
   PngReadState s;
   PngReadGuard guard{s};
   s.reader = MemoryReader{reinterpret_cast<const png_byte*>(data.data()), data.size(), 0};
-  if (!png_read_header(s, options.strip_16)) throw ImageError(source, fmt::format("PNG: {}", s.error.message));
+  if (!png_read_header(s)) throw ImageError(source, fmt::format("PNG: {}", s.error.message));
+  options.limits.check(s.width, s.height, source);
+  const auto file_bits = static_cast<unsigned>(s.channels * s.bit_depth);
+  if (!png_data_can_hold(walk.idat_bytes, s.width, s.height, file_bits))
+    throw ImageError(source, fmt::format("PNG: {} bytes of image data cannot hold a {}x{} image of {} bits per "
+                                         "pixel (deflate expands at most 1032:1): truncated or corrupt file",
+                                         walk.idat_bytes, s.width, s.height, file_bits));
+  if (!png_set_transforms(s, options.strip_16)) throw ImageError(source, fmt::format("PNG: {}", s.error.message));
   if (s.bit_depth != 8 && s.bit_depth != 16)
     throw ImageError(source, fmt::format("PNG: unsupported bit depth {} after expansion", s.bit_depth));
   if (s.channels < 1 || s.channels > 4)

@@ -67,9 +67,10 @@ std::optional<std::string> gpu_decode_refusal(std::span<const std::byte> file) {
   if (h->components == 3 && !h->jfif && h->adobe_transform < 0 && h->rgb_ids)
     return "RGB JPEG (components named R, G, B)";
   if (h->width == 0 || h->height == 0) return "JPEG without a size in its frame header";
-  // The CPU decoder refuses images above its decoded-size limit; let it name them.
+  // The CPU decoder refuses images above its pixel and decoded-size limits; let it name them.
+  const io::ImageReadOptions limits;
   const std::uint64_t rgb_bytes = std::uint64_t{h->width} * h->height * 3;
-  if (rgb_bytes > io::ImageReadOptions{}.max_bytes) return "decoded size above the limit";
+  if (!limits.limits.allows(h->width, h->height) || rgb_bytes > limits.max_bytes) return "image above the decode limits";
   if (!h->complete) return "incomplete JPEG (no end-of-image marker)";
   return std::nullopt;
 }

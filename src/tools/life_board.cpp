@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "streampipe/tools/life.hpp"
+#include "streampipe/io/allocation_error.hpp"
 #include "streampipe/tools/life_random.hpp"
 
 #include <fmt/format.h>
@@ -20,7 +21,11 @@ Board Board::empty(std::uint32_t width, std::uint32_t height) {
   Board b;
   b.width = width;
   b.height = height;
-  b.cells.assign(b.size(), 0);
+  try {
+    b.cells.assign(b.size(), 0);
+  } catch (const std::bad_alloc&) {
+    throw io::AllocationError(b.size(), fmt::format("a {}x{} board (a byte per cell)", width, height));
+  }
   return b;
 }
 

@@ -5,8 +5,9 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cerrno>
 #include <fstream>
-#include <sstream>
+#include <system_error>
 #include <vector>
 
 namespace streampipe::tools::life {
@@ -20,6 +21,19 @@ std::string_view trim(std::string_view s) {
   while (!s.empty() && std::isspace(static_cast<unsigned char>(s.front()))) s.remove_prefix(1);
   while (!s.empty() && std::isspace(static_cast<unsigned char>(s.back()))) s.remove_suffix(1);
   return s;
+}
+
+// Editors on Windows save UTF-8 with a byte-order mark; it is not part of the first line.
+std::string_view without_bom(std::string_view text) {
+  if (text.substr(0, 3) == "\xEF\xBB\xBF") text.remove_prefix(3);
+  return text;
+}
+
+void check_cells(std::uint64_t width, std::uint64_t height, const PatternLimits& limits, std::string_view source,
+                 std::size_t line) {
+  if (limits.max_cells == 0 || width * height <= limits.max_cells) return;
+  fail(source, line, fmt::format("a {}x{} pattern ({} cells) exceeds the limit of {} cells; {} to read it", width,
+                                 height, width * height, limits.max_cells, limits.raise_hint));
 }
 
 std::vector<std::string_view> split_lines(std::string_view text) {
@@ -56,9 +70,9 @@ std::uint32_t parse_dimension(std::string_view value, std::string_view key, std:
 
 }  // namespace
 
-Pattern parse_rle(std::string_view text, std::string_view source) {
+Pattern parse_rle(std::string_view text, std::string_view source, const PatternLimits& limits) {
   Pattern p;
-  const auto lines = split_lines(text);
+  const auto lines = split_lines(without_bom(text));
   std::size_t i = 0;
   std::uint32_t width = 0, height = 0;
   bool header = false;
@@ -97,6 +111,7 @@ Pattern parse_rle(std::string_view text, std::string_view source) {
     break;
   }
   if (!header) fail(source, lines.size(), "no RLE header line ('x = W, y = H') found");
+  check_cells(width, height, limits, source, i);
   p.cells = Board::empty(width, height);
 
   std::uint64_t x = 0, y = 0, count = 0;
@@ -138,11 +153,11 @@ Pattern parse_rle(std::string_view text, std::string_view source) {
   return p;
 }
 
-Pattern parse_plaintext(std::string_view text, std::string_view source) {
+Pattern parse_plaintext(std::string_view text, std::string_view source, const PatternLimits& limits) {
   Pattern p;
   std::vector<std::string_view> rows;
   std::vector<std::size_t> row_lines;
-  const auto lines = split_lines(text);
+  const auto lines = split_lines(without_bom(text));
   for (std::size_t i = 0; i < lines.size(); ++i) {
     const std::string_view line = lines[i];
     if (!line.empty() && line[0] == '!') {
@@ -163,6 +178,7 @@ Pattern parse_plaintext(std::string_view text, std::string_view source) {
   for (const auto r : rows) width = std::max(width, r.size());
   if (rows.empty() || width == 0) fail(source, lines.size(), "the pattern has no cells");
   if (width > (1u << 20) || rows.size() > (1u << 20)) fail(source, lines.size(), "the pattern is too large");
+  check_cells(width, rows.size(), limits, source, lines.size());
   p.cells = Board::empty(static_cast<std::uint32_t>(width), static_cast<std::uint32_t>(rows.size()));
   for (std::size_t y = 0; y < rows.size(); ++y)
     for (std::size_t x = 0; x < rows[y].size(); ++x)
@@ -170,24 +186,36 @@ Pattern parse_plaintext(std::string_view text, std::string_view source) {
   return p;
 }
 
-Pattern load_pattern(const std::filesystem::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw PatternError(fmt::format("{}: cannot open the pattern file", path.string()));
-  std::ostringstream buffer;
-  buffer << in.rdbuf();
-  const std::string text = buffer.str();
+Pattern load_pattern(const std::filesystem::path& path, const PatternLimits& limits) {
   const std::string name = path.string();
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) throw PatternError(fmt::format("{}: is a directory, not a pattern file", name));
+  std::ifstream in(path, std::ios::binary);
+  if (!in)
+    throw PatternError(fmt::format("{}: cannot open the pattern file: {}", name, std::generic_category().message(errno)));
+  // Read in pieces up to the cap, so that /dev/zero or a FIFO cannot take all memory.
+  const std::uint64_t cap = limits.max_cells == 0 ? std::uint64_t{0} : 2 * limits.max_cells + (std::uint64_t{1} << 20);
+  std::string text;
+  std::vector<char> piece(std::size_t{1} << 16);
+  while (in.read(piece.data(), static_cast<std::streamsize>(piece.size())) || in.gcount() > 0) {
+    text.append(piece.data(), static_cast<std::size_t>(in.gcount()));
+    if (cap != 0 && text.size() > cap)
+      throw PatternError(fmt::format("{}: larger than {} bytes, more than any pattern within the limit of {} cells; "
+                                     "{} to read it",
+                                     name, cap, limits.max_cells, limits.raise_hint));
+  }
+  if (in.bad()) throw PatternError(fmt::format("{}: read error", name));
   std::string ext = path.extension().string();
   std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  if (ext == ".rle") return parse_rle(text, name);
-  if (ext == ".cells") return parse_plaintext(text, name);
-  for (const auto line : split_lines(text)) {
+  if (ext == ".rle") return parse_rle(text, name, limits);
+  if (ext == ".cells") return parse_plaintext(text, name, limits);
+  for (const auto line : split_lines(without_bom(text))) {
     const auto t = trim(line);
     if (t.empty() || t[0] == '#' || t[0] == '!') continue;
-    if (t[0] == 'x' && t.find('=') != std::string_view::npos) return parse_rle(text, name);
+    if (t[0] == 'x' && t.find('=') != std::string_view::npos) return parse_rle(text, name, limits);
     break;
   }
-  return parse_plaintext(text, name);
+  return parse_plaintext(text, name, limits);
 }
 
 void place(Board& board, const Pattern& pattern, std::uint32_t x, std::uint32_t y) {

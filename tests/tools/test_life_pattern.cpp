@@ -1,13 +1,16 @@
 // SPDX-License-Identifier: Apache-2.0
-// Pattern files: RLE and plaintext parsing, rule checks, errors with line numbers, placing.
+// Pattern files: RLE and plaintext parsing, rule checks, errors with line numbers, placing;
+// sizes held to PatternLimits before anything is allocated; byte-order marks.
 
 #include "streampipe/tools/life.hpp"
 #include "streampipe/tools/life_pattern.hpp"
 
 #include <gtest/gtest.h>
+#include <sys/resource.h>
 
 #include <filesystem>
 #include <fstream>
+#include <string>
 
 namespace streampipe::tools::life {
 namespace {
@@ -85,7 +88,88 @@ TEST(LifePattern, LoadByExtensionOrContent) {
   EXPECT_EQ(load_pattern(dir / "g.rle").cells, want);
   EXPECT_EQ(load_pattern(dir / "g.cells").cells, want);
   EXPECT_EQ(load_pattern(dir / "g.txt").cells, want);
-  expect_error([&] { return load_pattern(dir / "missing.rle"); }, "missing.rle: cannot open");
+  expect_error([&] { return load_pattern(dir / "missing.rle"); }, "missing.rle: cannot open the pattern file: No such file");
+  expect_error([&] { return load_pattern(dir); }, "is a directory");
+  std::filesystem::remove_all(dir);
+}
+
+// ---- limits and encodings (issue 24) ----------------------------------------------------
+
+double peak_rss_mib() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  return static_cast<double>(usage.ru_maxrss) / 1024.0;  // Linux reports KiB
+}
+
+TEST(LifePatternLimits, AHugeRleHeaderIsRefusedBeforeAllocating) {
+  // 27 bytes that used to cost 16-64 GiB (a byte per declared cell, allocated before the
+  // body was read).
+  const double before = peak_rss_mib();
+  for (const char* text : {"x = 1048576, y = 16384\n!\n", "x = 1048576, y = 65536\n!\n",
+                           "x = 1048576, y = 1048576\n!\n"}) {
+    expect_error([&] { return parse_rle(text, "huge.rle"); }, "huge.rle:1: a 1048576x");
+    expect_error([&] { return parse_rle(text, "huge.rle"); }, "exceeds the limit of 268435456 cells");
+    expect_error([&] { return parse_rle(text, "huge.rle"); }, "raise PatternLimits::max_cells");
+  }
+  EXPECT_EQ(std::string("x = 1048576, y = 1048576\n!\n").size(), 27u);
+  EXPECT_LT(peak_rss_mib() - before, 48.0);
+}
+
+TEST(LifePatternLimits, TheCellLimitIsConfigurable) {
+  PatternLimits limits;
+  limits.max_cells = 100;
+  limits.raise_hint = "use --max-cells";
+  EXPECT_EQ(parse_rle("x = 10, y = 10\n10o!", "ok.rle", limits).cells.population(), 10u);
+  expect_error([&] { return parse_rle("x = 11, y = 10\n!", "big.rle", limits); },
+               "big.rle:1: a 11x10 pattern (110 cells) exceeds the limit of 100 cells; use --max-cells to read it");
+  expect_error([&] { return parse_plaintext(std::string(101, 'O'), "wide.cells", limits); }, "exceeds the limit");
+  limits.max_cells = 0;  // no limit
+  EXPECT_EQ(parse_rle("x = 11, y = 10\n!", "big.rle", limits).cells.width, 11u);
+}
+
+TEST(LifePatternLimits, APlaintextOfManyLinesIsRefusedBeforeAllocating) {
+  // 40 KB of text whose bounding box is 20000 x 20000 (400 million cells).
+  std::string text(20000, 'O');
+  text += std::string(20000, '\n');
+  text += "O\n";
+  const double before = peak_rss_mib();
+  expect_error([&] { return parse_plaintext(text, "tall.cells"); }, "a 20000x20001 pattern");
+  EXPECT_LT(peak_rss_mib() - before, 48.0);
+}
+
+TEST(LifePatternLimits, AFileLargerThanAnyPatternWithinTheLimitIsNotReadWhole) {
+  const auto dir = std::filesystem::temp_directory_path() /
+                   ("streampipe_life_limits_" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()));
+  std::filesystem::create_directories(dir);
+  PatternLimits limits;
+  limits.max_cells = 1000;
+  {
+    std::ofstream out(dir / "long.rle");
+    out << "x = 10, y = 10\n";
+    for (int i = 0; i < 40000; ++i) out << "#C a comment line that goes on\n";
+    out << "!\n";
+  }
+  expect_error([&] { return load_pattern(dir / "long.rle", limits); }, "long.rle: larger than 1050576 bytes");
+  if (std::filesystem::exists("/dev/zero"))
+    expect_error([&] { return load_pattern("/dev/zero", limits); }, "/dev/zero: larger than");
+  std::filesystem::remove_all(dir);
+}
+
+TEST(LifePatternEncoding, AUtf8ByteOrderMarkIsAccepted) {
+  const Board glider = board_from(3, 3, {{1, 0}, {2, 1}, {0, 2}, {1, 2}, {2, 2}});
+  EXPECT_EQ(parse_rle("\xEF\xBB\xBFx = 3, y = 3\nbob$2bo$3o!\n").cells, glider);
+  EXPECT_EQ(parse_rle("\xEF\xBB\xBF#N Glider\nx = 3, y = 3\nbob$2bo$3o!\n").name, "Glider");
+  EXPECT_EQ(parse_plaintext("\xEF\xBB\xBF!Name: g\n.O\n..O\nOOO\n").cells, glider);
+  EXPECT_EQ(parse_plaintext("\xEF\xBB\xBF.O\n..O\nOOO\n").cells, glider);
+  const auto dir = std::filesystem::temp_directory_path() /
+                   ("streampipe_life_bom_" + std::to_string(::testing::UnitTest::GetInstance()->random_seed()));
+  std::filesystem::create_directories(dir);
+  std::ofstream(dir / "glider") << "\xEF\xBB\xBFx = 3, y = 3\nbob$2bo$3o!\n";  // recognised by content
+  std::ofstream(dir / "glider.rle") << "\xEF\xBB\xBF#C made on Windows\r\nx = 3, y = 3\r\nbob$2bo$3o!\r\n";
+  EXPECT_EQ(load_pattern(dir / "glider").cells, glider);
+  EXPECT_EQ(load_pattern(dir / "glider.rle").cells, glider);
+  // Only a leading mark is skipped; one inside the body is still an error.
+  expect_error([] { return parse_rle("x = 1, y = 1\n\xEF\xBB\xBFo!", "mid.rle"); }, "mid.rle:2: unexpected character");
   std::filesystem::remove_all(dir);
 }
 

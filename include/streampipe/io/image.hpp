@@ -13,8 +13,15 @@
 // JPEG gives gray or RGB; CMYK/YCCK is converted to RGB (Adobe-inverted CMYK, as written
 // by Photoshop and by libjpeg with its Adobe marker). Every failure - corrupt, truncated,
 // unsupported, too large - throws ImageError naming the source (file name or "<memory>")
-// and the reason; the C libraries never exit() or print.
+// and the reason; the C libraries never exit() or print. Corrupt entropy-coded JPEG data
+// (libjpeg's "premature end of data segment", bad Huffman codes, lost restart markers) is
+// an error, not a gray patch. Nothing is allocated for the pixels before the header passed
+// the limits (decode_limits.hpp) and, where the format allows a bound, before the file was
+// seen to hold enough compressed data for the size it declares. Ancillary PNG chunks
+// (text, ICC profiles, EXIF...) are skipped unread: only IHDR, PLTE, tRNS, IDAT matter here.
 
+#include "streampipe/io/allocation_error.hpp"
+#include "streampipe/io/decode_limits.hpp"
 #include "streampipe/report/atomic_file.hpp"
 
 #include <cstddef>
@@ -44,7 +51,7 @@ struct Image {
   std::vector<std::uint8_t> pixels;  // height rows of row_bytes(), interleaved
 
   // A zero-filled image; throws std::invalid_argument for bad channels/depth or a size
-  // that overflows.
+  // that overflows, AllocationError (a std::bad_alloc naming the size) when memory runs out.
   [[nodiscard]] static Image make(std::uint32_t width, std::uint32_t height, int channels,
                                   int bit_depth = 8);
 
@@ -71,9 +78,9 @@ class ImageError : public std::runtime_error {
 
 struct ImageReadOptions {
   bool strip_16 = false;  // 16-bit PNG samples scaled to 8 bits (round(v * 255 / 65535))
-  // Refuse images whose decoded size would exceed this (a corrupt header can claim
-  // gigapixels; this fails before any allocation).
+  // Refuse images whose decoded size would exceed this, whatever the pixel limit says.
   std::size_t max_bytes = std::size_t{4} << 30;
+  DecodeLimits limits;  // pixels and JPEG scans, checked from the header
 };
 
 // The format the leading bytes announce; nullopt for anything else.
