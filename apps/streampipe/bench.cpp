@@ -4,6 +4,8 @@
 // when one was wrong.
 
 #include "commands.hpp"
+#include "json_text.hpp"
+#include "option_checks.hpp"
 #include "outputs.hpp"
 
 #include "benchmarks.hpp"
@@ -24,6 +26,7 @@ struct BenchOptions {
   int warmup = 2;
   int device = 0;
   bool force = false;
+  bool allow_special = false;
   std::map<std::string, std::string, std::less<>> outputs;  // declared output -> FILE or "-"
 };
 
@@ -40,6 +43,7 @@ void add_parameter(CLI::App& app, const bench::Parameter& p, bench::Value& value
         if (p.min < p.max)
           option->check(CLI::Range(static_cast<std::int64_t>(p.min), static_cast<std::int64_t>(p.max)));
       } else if constexpr (std::is_same_v<T, double> || std::is_same_v<T, std::vector<double>>) {
+        option->check(finite_number());
         if (p.min < p.max) option->check(CLI::Range(p.min, p.max));
       }
       if (!p.choices.empty()) option->check(CLI::IsMember(p.choices));
@@ -50,7 +54,7 @@ void add_parameter(CLI::App& app, const bench::Parameter& p, bench::Value& value
 
 int run_benchmark(const bench::Benchmark& b, const std::string& name, const BenchOptions& o,
                   const bench::Values& values) {
-  Outputs out(o.force);
+  Outputs out(o.force, o.allow_special);
   out.claim("--json", o.json_path);
   bench::Settings settings{o.runs, o.warmup, o.device, o.force, {}};
   for (const auto& [output, path] : o.outputs) {
@@ -58,7 +62,7 @@ int run_benchmark(const bench::Benchmark& b, const std::string& name, const Benc
     if (!path.empty()) settings.outputs.insert(output);
   }
   if (b.files)
-    for (const auto& f : b.files(values)) out.claim(f.option, f.path);
+    for (const auto& f : b.files(values)) out.claim_regular(f.option, f.path);  // written by the benchmark
   if (b.needs_gpu && Device::count() == 0) {
     fmt::print(stderr, "{} needs a CUDA device: {}\n", name, Device::unavailable_reason().value_or("?"));
     return 1;
@@ -71,7 +75,7 @@ int run_benchmark(const bench::Benchmark& b, const std::string& name, const Benc
   } catch (const bench::ParameterError& e) {
     throw UsageError(e.what());
   }
-  out.write(o.json_path, bench::envelope(result, bench::command_line()).dump(2) + "\n");
+  out.write(o.json_path, json_text(bench::envelope(result, bench::command_line()), 2));
   for (const auto& [output, path] : o.outputs)
     if (const auto it = result.outputs.find(output); it != result.outputs.end()) out.write(path, it->second);
   if (result.verified()) return 0;
@@ -105,17 +109,20 @@ Command add_benchmark(CLI::App& parent, const bench::Benchmark& b, const std::st
   auto o = std::make_shared<BenchOptions>();
   o->runs = b.runs;
   o->warmup = b.warmup;
-  sub->add_option("--json", o->json_path, "also write the results as JSON to FILE ('-': standard output alone)");
+  sub->add_option("--json", o->json_path, "also write the results as JSON to FILE ('-': standard output alone)")
+      ->check(file_name());
   sub->add_option("--runs", o->runs, "timed runs per row (the median is reported, with min and max)")
       ->capture_default_str()->check(CLI::Range(1, 1000));
   sub->add_option("--warmup", o->warmup, "untimed runs first (module load, pool growth)")
       ->capture_default_str()->check(CLI::Range(0, 100));
   sub->add_option("-d,--device", o->device, "GPU index")->capture_default_str()->check(CLI::NonNegativeNumber);
   sub->add_flag("--force", o->force, "replace existing output files");
+  add_allow_special_outputs(*sub, o->allow_special);
   auto values = std::make_shared<bench::Values>(bench::defaults(b));
   for (const auto& p : b.parameters) add_parameter(*sub, p, values->find(p.name)->second);
   for (const auto& output : b.outputs)
-    sub->add_option("--" + output.name, o->outputs[output.name], output.help + " ('-': standard output alone)");
+    sub->add_option("--" + output.name, o->outputs[output.name], output.help + " ('-': standard output alone)")
+        ->check(file_name());
   const std::string command = parent.get_parent() != nullptr ? parent.get_name() + " " + name : name;
   return {sub, [&b, command, o, values] { return run_benchmark(b, command, *o, *values); }};
 }

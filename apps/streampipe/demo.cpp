@@ -5,6 +5,7 @@
 
 #include "commands.hpp"
 #include "info_report.hpp"
+#include "json_text.hpp"
 #include "outputs.hpp"
 
 #include "harness/benchmark.hpp"
@@ -53,7 +54,7 @@ Command add_demo(CLI::App& app) {
             Outputs::check_dir("-o", options->out_dir);
             const std::string json = (std::filesystem::path(options->out_dir) / "bench.json").string();
             out.claim("-o", json);
-            for (const auto& f : streams.files(values)) out.claim("-o", f.path);
+            for (const auto& f : streams.files(values)) out.claim_regular("-o", f.path);
 
             InfoOptions info;
             info.size_mib = 64;
@@ -68,7 +69,7 @@ Command add_demo(CLI::App& app) {
             out.print("\nshort bench (full version: streampipe bench streams)\n");
             const auto result = bench::run(streams, {gpu ? 3 : 1, 1, 0, options->force, {}}, values,
                                            [&out](const std::string& text) { out.print("{}", text); });
-            out.write(json, bench::envelope(result, bench::command_line()).dump(2) + "\n");
+            out.write(json, json_text(bench::envelope(result, bench::command_line()), 2));
             out.print("\nwrote {0}/bench.json, and for each engine run {0}/<run>.trace.json (Chrome trace: open in "
                       "https://ui.perfetto.dev) and {0}/<run>.svg (Gantt chart)\n",
                       options->out_dir);

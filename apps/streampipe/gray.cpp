@@ -7,6 +7,9 @@
 #include "commands.hpp"
 #include "gray_latency.hpp"
 #include "gray/gray_report.hpp"
+#include "interrupt.hpp"
+#include "json_text.hpp"
+#include "option_checks.hpp"
 #include "outputs.hpp"
 #include "report_option.hpp"
 
@@ -38,6 +41,7 @@ struct GrayOptions {
   int quality = 90;
   int compression = 1;  // the fastest compression: ~10x faster than 6 on photos, as small (docs/image-io.md)
   bool force = false;
+  bool allow_special = false;
   std::string decode = "cpu";
   std::string backend = "auto";
   int device = 0;
@@ -54,7 +58,7 @@ class ProgressBar {
  public:
   ProgressBar(std::size_t total, bool enabled) : total_(total), enabled_(enabled) {}
   void file_done(const gray::FileResult& f, std::size_t finished) {
-    if (!f.ok) {
+    if (!f.ok && !f.cancelled) {  // cancelled ones are counted in the summary, not listed
       ++failed_;
       if (enabled_) std::fputs("\r\033[K", stderr);
       fmt::print(stderr, "streampipe gray: {}\n", f.error);
@@ -100,7 +104,7 @@ int run_gray(const GrayOptions& o, const ReportOptions& report_options) {
   if (go.decode == gray::Decode::gpu && go.backend != pipeline::Backend::gpu)
     throw UsageError("--decode gpu: nvJPEG decodes on the GPU, and this run uses the host backend (no usable GPU, or "
                      "--backend host); use --decode cpu");
-  Outputs out(o.force);
+  Outputs out(o.force, o.allow_special);
   Outputs::check_dir("-o", o.output_dir);
   out.claim("--json", o.json_path);
   out.claim("--trace", o.trace_path);
@@ -113,16 +117,40 @@ int run_gray(const GrayOptions& o, const ReportOptions& report_options) {
   po.recursive = o.recursive;
   po.force = o.force;
   std::vector<fs::path> inputs(o.inputs.begin(), o.inputs.end());
-  std::vector<gray::Job> jobs;
+  gray::Plan plan;
   try {
-    jobs = gray::plan_jobs(inputs, po);
+    plan = gray::plan(inputs, po);
   } catch (const gray::PlanError& e) {
     throw UsageError(e.what());
   }
+  const std::vector<gray::Job>& jobs = plan.jobs;
+  // Every image against every input and every other output, by what the paths lead to.
+  for (const auto& job : jobs) out.input("input", job.input.string());
+  for (const auto& job : jobs) out.claim_regular("-o", job.output.string());
+  // Part of a tree that cannot be read fails the run, but not the files that can be.
+  for (const auto& why : plan.unreadable) fmt::print(stderr, "streampipe gray: {} (skipped)\n", why);
 
   ProgressBar bar(jobs.size(), !o.quiet && ::isatty(STDERR_FILENO) != 0);
   go.on_file = [&bar](const gray::FileResult& f, std::size_t finished) { bar.file_done(f, finished); };
-  const gray::RunSummary s = gray::convert(jobs, go);
+  bool interrupted = false;
+  const gray::RunSummary s = [&] {
+    // A first Ctrl-C finishes the files in flight; later (writing the JSON, which might
+    // block on a FIFO) one ends the process at once.
+    const interrupt::Graceful graceful;
+    go.stop = graceful.token();
+    gray::RunSummary summary = gray::convert(jobs, go);
+    interrupted = go.stop.stop_requested();
+    return summary;
+  }();
+  if (interrupted) {
+    out.print("gray: interrupted: {} of {} file(s) written, {} failed, {} not converted; every output present is "
+              "complete{}\n",
+              s.ok, jobs.size(), s.failed, s.cancelled,
+              o.json_path.empty() && o.trace_path.empty() && o.gantt_path.empty() && report_options.json_path.empty()
+                  ? ""
+                  : " (no --json, --trace, --gantt or --report-json: they describe whole runs)");
+    return interrupt::status();
+  }
 
   if (!o.quiet) {
     out.print("gray: {} file(s): {} ok, {} failed; {:.1f} MB in, {:.1f} MB out, {:.1f} Mpixel\n", jobs.size(), s.ok,
@@ -142,11 +170,13 @@ int run_gray(const GrayOptions& o, const ReportOptions& report_options) {
     }
     out.print("{}", bench::gray_time_table(s));
     if (s.failed) out.print("  {} file(s) failed (each named on stderr above)\n", s.failed);
+    if (!plan.unreadable.empty())
+      out.print("  {} folder(s) or file(s) could not be read (named on stderr above)\n", plan.unreadable.size());
   }
   if (!o.trace_path.empty() || !o.gantt_path.empty()) {
     pipeline::Timeline timeline;
     for (const auto& r : s.records) timeline.add(r);
-    if (!o.trace_path.empty()) out.write(o.trace_path, timeline.chrome_trace("streampipe gray").dump() + "\n");
+    if (!o.trace_path.empty()) out.write(o.trace_path, json_text(timeline.chrome_trace("streampipe gray"), -1));
     if (!o.gantt_path.empty())
       out.write(o.gantt_path, timeline.gantt_svg(fmt::format("streampipe gray: {} files on {}", jobs.size(), s.device)));
   }
@@ -156,10 +186,11 @@ int run_gray(const GrayOptions& o, const ReportOptions& report_options) {
     j["format"] = io::to_string(*format);
     j["output_dir"] = o.output_dir;
     j["host"] = report::describe_host();
-    out.write(o.json_path, j.dump(2) + "\n");
+    j["unreadable"] = plan.unreadable;
+    out.write(o.json_path, json_text(j, 2));
   }
   emit_report(report_options, gray_latency_run(s), "gray", out);
-  return s.failed > 0 ? 1 : 0;
+  return s.failed > 0 || !plan.unreadable.empty() ? 1 : 0;
 }
 
 Command add_gray(CLI::App& parent) {
@@ -171,9 +202,10 @@ Command add_gray(CLI::App& parent) {
       "others (the host backend without a GPU). Outputs mirror the input names under -o DIR (folders keep "
       "their relative paths), are written to a temporary file and renamed, and existing ones are refused "
       "without --force. A file that cannot be read is named with the reason, the others finish, and the "
-      "exit status is 1.");
+      "exit status is 1; so is a subfolder that -r cannot list. Ctrl-C (SIGINT) or SIGTERM stops cleanly: the "
+      "files in flight are finished, no partial file is left, exit status 130 or 143.");
   auto o = std::make_shared<GrayOptions>();
-  sub->add_option("inputs", o->inputs, "image files and folders")->required();
+  sub->add_option("inputs", o->inputs, "image files and folders")->required()->check(file_name());
   sub->add_option("-o,--output-dir,--output", o->output_dir,
                   "the folder the converted images are written into (created if needed)")
       ->required();
@@ -187,6 +219,7 @@ Command add_gray(CLI::App& parent) {
                   "drawings and text rather than photos (see docs/image-io.md)")
       ->capture_default_str()->check(CLI::Range(0, 9));
   sub->add_flag("--force", o->force, "replace existing outputs (never the inputs)");
+  add_allow_special_outputs(*sub, o->allow_special);
   sub->add_option("--decode", o->decode,
                   "where JPEGs are decoded: cpu (host workers) or gpu (nvJPEG on the GPU backend; PNGs and JPEGs "
                   "nvJPEG cannot take go to the CPU decoder and are counted in the summary; gray values may differ "
@@ -200,11 +233,14 @@ Command add_gray(CLI::App& parent) {
       ->capture_default_str()->check(CLI::Range(0, 1024));
   sub->add_flag("-q,--quiet", o->quiet, "no progress bar and no summary (failures are still reported)");
   sub->add_option("--json", o->json_path,
-                  "write the summary and every file's result as JSON to FILE ('-': standard output alone)");
+                  "write the summary and every file's result as JSON to FILE ('-': standard output alone)")
+      ->check(file_name());
   sub->add_option("--trace", o->trace_path,
-                  "write the engine timeline as Chrome-trace JSON (Perfetto) to FILE ('-': standard output alone)");
+                  "write the engine timeline as Chrome-trace JSON (Perfetto) to FILE ('-': standard output alone)")
+      ->check(file_name());
   sub->add_option("--gantt", o->gantt_path,
-                  "write the engine timeline as an SVG Gantt chart to FILE ('-': standard output alone)");
+                  "write the engine timeline as an SVG Gantt chart to FILE ('-': standard output alone)")
+      ->check(file_name());
   auto report = add_report_options(*sub, "one image (one engine item), submitted -> written; on the GPU, H2D, "
                                            "compute and D2H are its slot's event intervals");
   set_example(*sub, "streampipe gray photos/ -o gray/ --format jpeg");

@@ -3,6 +3,7 @@
 
 #include "commands.hpp"
 #include "info_report.hpp"
+#include "option_checks.hpp"
 
 #include <memory>
 
@@ -27,11 +28,14 @@ Command add_info(CLI::App& app) {
   sub->add_flag("--no-measure", options->no_measure, "describe the devices only");
   sub->add_flag("--no-pageable", options->no_pageable, "skip the (slow) pageable measurements");
   auto force = std::make_shared<bool>(false);
-  sub->add_option("--json", options->json_path, "also write the results as JSON to FILE ('-': standard output alone)");
+  auto allow_special = std::make_shared<bool>(false);
+  sub->add_option("--json", options->json_path, "also write the results as JSON to FILE ('-': standard output alone)")
+      ->check(file_name());
   sub->add_flag("--force", *force, "replace an existing --json file");
+  add_allow_special_outputs(*sub, *allow_special);
   set_example(*sub, "streampipe info --no-pageable --json -");
-  return {sub, [options, force] {
-            Outputs out(*force);
+  return {sub, [options, force, allow_special] {
+            Outputs out(*force, *allow_special);
             out.claim("--json", options->json_path);
             return run_info(*options, out);
           }};

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "info_report.hpp"
 
+#include "json_text.hpp"
+
 #include "commands.hpp"
 #include "device_report.hpp"
 #include "streampipe/cuda/bandwidth.hpp"
@@ -100,7 +102,7 @@ int run_info(const InfoOptions& o, const Outputs& out, nlohmann::json* json_out)
       j["host_copy"] = hj;
     }
   }
-  out.write(o.json_path, j.dump(2) + "\n");
+  out.write(o.json_path, json_text(j, 2));
   if (json_out != nullptr) *json_out = std::move(j);
   return 0;
 }

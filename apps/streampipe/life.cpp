@@ -5,6 +5,10 @@
 // generation (CSV or JSON), PNG snapshots (numbered frames: the animation), a live view.
 
 #include "commands.hpp"
+#include "interrupt.hpp"
+#include "json_text.hpp"
+#include "life_population.hpp"
+#include "option_checks.hpp"
 #include "outputs.hpp"
 #include "report_option.hpp"
 
@@ -20,11 +24,14 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include <cerrno>
 #include <chrono>
+#include <cstring>
 #include <cstdio>
 #include <filesystem>
 #include <memory>
 #include <optional>
+#include <stdexcept>
 #include <sys/ioctl.h>
 #include <thread>
 #include <unistd.h>
@@ -51,6 +58,7 @@ struct LifeOptions {
   std::string output_dir;
   unsigned scale = 1;
   bool force = false;
+  bool allow_special = false;
   bool live = false;
   double fps = 20;
   int device = 0;
@@ -75,7 +83,7 @@ std::pair<std::uint32_t, std::uint32_t> parse_pair(const std::string& text, char
 struct Universe {
   Board host;                               // host backend, or the last downloaded state
   std::unique_ptr<DeviceUniverse> device;   // GPU backend
-  std::vector<std::uint64_t> populations;   // generation 0 first
+  PopulationLog populations;
 };
 
 std::string frame_name(std::size_t universe, std::uint64_t generation) {
@@ -87,20 +95,36 @@ void write_snapshot(const LifeOptions& o, std::size_t index, std::uint64_t gener
                   io::ImageFormat::png, 90, o.force ? report::Overwrite::allow : report::Overwrite::refuse);
 }
 
-// Refuses (without --force) when a frame this run would write is in -o DIR already: one pass
-// over the folder, however many frames the run writes.
-void refuse_existing_frames(const LifeOptions& o) {
+// True when `name` is a frame this run writes.
+bool frame_of_this_run(const LifeOptions& o, const std::string& name) {
+  unsigned long long u = 0, g = 0;
+  int used = 0;
+  if (std::sscanf(name.c_str(), "life-u%llu-g%llu.png%n", &u, &g, &used) != 2 ||
+      static_cast<std::size_t>(used) != name.size() || name != frame_name(u, g))
+    return false;
+  return u < static_cast<unsigned long long>(o.universes) && g <= o.generations && g % o.snapshot_every == 0;
+}
+
+// The frames under -o DIR, checked with one pass over the folder however many the run
+// writes: an existing one is refused without --force, and through `out` (links, special
+// files, inputs) with it; and no FILE option may name one, or the frame would replace it.
+void claim_frames(const LifeOptions& o, Outputs& out, const ReportOptions& report_options) {
+  Outputs::check_dir("-o", o.output_dir);
   std::error_code ec;
-  if (o.force || !fs::is_directory(o.output_dir, ec)) return;
+  const fs::path dir = fs::weakly_canonical(fs::absolute(o.output_dir), ec);
+  for (const auto& [option, path] : {std::pair<const char*, const std::string*>{"--population", &o.population_path},
+                                     {"--json", &o.json_path}, {"--report-json", &report_options.json_path}}) {
+    if (path->empty() || *path == "-") continue;
+    const fs::path file = fs::weakly_canonical(fs::absolute(*path), ec);
+    if (file.parent_path() == dir && frame_of_this_run(o, file.filename().string()))
+      throw UsageError(fmt::format("{} {}: is a frame this run writes under -o {}", option, *path, o.output_dir));
+  }
+  if (!fs::is_directory(o.output_dir, ec)) return;
   for (const auto& entry : fs::directory_iterator(o.output_dir, ec)) {
     const std::string name = entry.path().filename().string();
-    unsigned long long u = 0, g = 0;
-    int used = 0;
-    if (std::sscanf(name.c_str(), "life-u%llu-g%llu.png%n", &u, &g, &used) != 2 ||
-        static_cast<std::size_t>(used) != name.size() || name != frame_name(u, g))
-      continue;
-    if (u < static_cast<unsigned long long>(o.universes) && g <= o.generations && g % o.snapshot_every == 0)
-      throw UsageError(fmt::format("-o {}: {} exists (use --force to replace it)", o.output_dir, name));
+    if (!frame_of_this_run(o, name)) continue;
+    if (!o.force) throw UsageError(fmt::format("-o {}: {} exists (use --force to replace it)", o.output_dir, name));
+    out.claim_regular("-o", entry.path().string());
   }
 }
 
@@ -125,15 +149,17 @@ int run_life(const LifeOptions& o, const ReportOptions& report_options) {
     throw UsageError("--live draws on a terminal; standard output is not one");
 
   // Refuse existing outputs before any work is done, not after.
-  Outputs out(o.force);
+  Outputs out(o.force, o.allow_special);
+  if (!o.pattern.empty()) {
+    out.input("--pattern", o.pattern);
+    if (::access(o.pattern.c_str(), R_OK) != 0)
+      throw UsageError(fmt::format("--pattern {}: cannot read it: {}", o.pattern, std::strerror(errno)));
+  }
   if (o.live) out.claim_terminal("--live");
   out.claim("--population", o.population_path);
   out.claim("--json", o.json_path);
   out.claim("--report-json", report_options.json_path);
-  if (o.snapshot_every > 0) {
-    Outputs::check_dir("-o", o.output_dir);
-    refuse_existing_frames(o);
-  }
+  if (o.snapshot_every > 0) claim_frames(o, out, report_options);
 
   const bool use_gpu = resolve_gpu_backend(o.backend, o.device);
 
@@ -162,14 +188,20 @@ int run_life(const LifeOptions& o, const ReportOptions& report_options) {
   // With a pattern the background is empty unless a density was asked for.
   const double density = pattern && !o.density_given ? 0.0 : o.density;
 
-  std::vector<Universe> universes(static_cast<std::size_t>(o.universes));
+  std::vector<Universe> universes;
+  for (int i = 0; i < o.universes; ++i)
+    universes.push_back({Board{}, nullptr, PopulationLog(!o.population_path.empty())});
   const std::optional<Device> gpu = use_gpu ? std::optional<Device>(Device(o.device)) : std::nullopt;
   for (std::size_t i = 0; i < universes.size(); ++i) {
     auto& u = universes[i];
     const std::uint64_t seed = o.seed + i;
     const bool need_host_board = !use_gpu || pattern.has_value();
     if (need_host_board) {
-      u.host = random_board(width, height, density, seed);
+      try {
+        u.host = random_board(width, height, density, seed);
+      } catch (const std::invalid_argument& e) {  // a size no board can have (density is checked)
+        throw UsageError(fmt::format("--size {}: {}", o.size, e.what()));
+      }
       if (pattern) place(u.host, *pattern, ox, oy);
     }
     if (use_gpu) {
@@ -179,21 +211,25 @@ int run_life(const LifeOptions& o, const ReportOptions& report_options) {
         u.device->upload(u.host);
       else
         u.device->fill_random(seed, density);
-      u.populations.push_back(u.device->population());
+      u.populations.add(u.device->population());
       if (o.snapshot_every > 0 || o.live) u.host = u.device->download();
     } else {
-      u.populations.push_back(u.host.population());
+      u.populations.add(u.host.population());
     }
     if (o.snapshot_every > 0) write_snapshot(o, i, 0, u.host);
   }
 
-  // Generations run in chunks that end where a snapshot or a live frame is due.
-  std::uint64_t chunk = o.live ? 1 : (o.snapshot_every > 0 ? o.snapshot_every : o.generations);
+  // Generations run in chunks that end where a snapshot or a live frame is due. On the GPU
+  // a chunk is also bounded, so that the device's population log stays small and a stop is
+  // taken soon: it starts at 16 generations and doubles while one takes under 100 ms.
+  const std::uint64_t chunk = o.live ? 1 : (o.snapshot_every > 0 ? o.snapshot_every : o.generations);
+  std::uint64_t gpu_chunk = 16;
+  std::uint64_t gpu_chunk_max = 65536;
   // --report: one query per generation of each universe. On the GPU each holds an event pair
   // until its chunk ends, so chunks are bounded (one stream synchronization per chunk).
   const bool timed = report_options.wanted();
   if (timed && use_gpu) {
-    chunk = std::min<std::uint64_t>(chunk, std::max<std::uint64_t>(1, 65536 / universes.size()));
+    gpu_chunk_max = std::max<std::uint64_t>(1, 65536 / universes.size());
     for (auto& u : universes) u.device->time_steps(true);
   }
   std::vector<report::QueryRecord> queries;
@@ -204,14 +240,21 @@ int run_life(const LifeOptions& o, const ReportOptions& report_options) {
   };
   double output_ms = 0;
   Board scratch;
-  for (std::uint64_t done = 0; done < o.generations;) {
+  // Asked once: step_host would ask the system for every generation (0 threads).
+  const unsigned host_threads = std::max(1u, std::thread::hardware_concurrency());
+  // A first Ctrl-C ends the run between generations; after them, one ends the process.
+  std::optional<interrupt::Graceful> graceful(std::in_place);
+  const std::stop_token stop = graceful->token();
+  std::uint64_t done = 0;
+  while (done < o.generations && !stop.stop_requested()) {
     std::uint64_t n = std::min(chunk, o.generations - done);
     if (o.snapshot_every > 0) n = std::min(n, o.snapshot_every - done % o.snapshot_every);  // bounded chunks
     if (use_gpu) {
+      n = std::min(n, gpu_chunk);
+      const auto t_chunk = std::chrono::steady_clock::now();
       for (auto& u : universes) u.device->step(n, true);  // all streams busy at once
       for (auto& u : universes) {
-        const auto log = u.device->populations();
-        u.populations.insert(u.populations.end(), log.begin(), log.end());
+        u.populations.add(u.device->populations());
         if (timed)
           for (const auto& t : u.device->step_timings()) {
             report::QueryRecord q;
@@ -222,16 +265,22 @@ int run_life(const LifeOptions& o, const ReportOptions& report_options) {
             queries.push_back(q);
           }
       }
+      if (std::chrono::steady_clock::now() - t_chunk < std::chrono::milliseconds(100))
+        gpu_chunk = std::min(2 * gpu_chunk, gpu_chunk_max);
     } else {
-      for (auto& u : universes)
-        for (std::uint64_t g = 0; g < n; ++g) {
+      // Generation by generation over every universe, so that a stop finds them all at one.
+      std::uint64_t g = 0;
+      for (; g < n && !stop.stop_requested(); ++g)
+        for (auto& u : universes) {
           const double begin = timed ? since_t0() : 0.0;
-          step_host(u.host, scratch, 0);
+          step_host(u.host, scratch, host_threads);
           std::swap(u.host, scratch);
-          u.populations.push_back(u.host.population());
+          u.populations.add(u.host.population());
           if (timed) queries.push_back({begin, begin, begin, since_t0(), {}, {}, {}, 1, 1});
         }
+      n = g;
     }
+    if (n == 0) break;
     done += n;
     const auto t_out = std::chrono::steady_clock::now();
     const bool snapshot = o.snapshot_every > 0 && done % o.snapshot_every == 0;
@@ -245,16 +294,18 @@ int run_life(const LifeOptions& o, const ReportOptions& report_options) {
       unsigned lines = 0;
       const unsigned cols = terminal_columns(lines);
       fmt::print("\x1b[H\x1b[2J{}generation {} population {}\n", render_text(universes[0].host, cols, lines), done,
-                 universes[0].populations.back());
+                 universes[0].populations.last());
       std::fflush(stdout);
       std::this_thread::sleep_for(std::chrono::duration<double>(1.0 / o.fps));
     }
     output_ms += std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t_out).count();
   }
+  graceful.reset();
+  const bool interrupted = stop.stop_requested();
   const double wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   const double compute_ms = std::max(wall_ms - output_ms, 1e-6);
-  const double updates = static_cast<double>(width) * height * static_cast<double>(o.generations) *
-                         static_cast<double>(universes.size());
+  const double updates =
+      static_cast<double>(width) * height * static_cast<double>(done) * static_cast<double>(universes.size());
 
   const std::string where = use_gpu ? fmt::format("GPU {} ({}), {} kernel", gpu->index(), gpu->name(), to_string(*kernel))
                                     : "host backend (CPU reference)";
@@ -263,14 +314,21 @@ int run_life(const LifeOptions& o, const ReportOptions& report_options) {
                        report::Align::right});
   for (std::size_t i = 0; i < universes.size(); ++i) {
     const auto& p = universes[i].populations;
-    table.add_row({std::to_string(i), std::to_string(p.front()), std::to_string(p.back()),
-                   std::to_string(*std::min_element(p.begin(), p.end())),
-                   std::to_string(*std::max_element(p.begin(), p.end()))});
+    table.add_row({std::to_string(i), std::to_string(p.first()), std::to_string(p.last()), std::to_string(p.min()),
+                   std::to_string(p.max())});
   }
-  out.print("{}", table.str(fmt::format("life {}x{}, {} generation(s), {} universe(s) on {}", width, height,
-                                        o.generations, universes.size(), where)));
+  out.print("{}", table.str(fmt::format("life {}x{}, {} generation(s), {} universe(s) on {}", width, height, done,
+                                        universes.size(), where)));
   out.print("{:.1f} ms stepping ({:.3g} cell updates/s), {:.1f} ms writing output\n", compute_ms,
             updates / (compute_ms / 1e3), output_ms);
+  if (interrupted) {  // by a signal: what finished, and no machine output
+    out.print("life: interrupted after {} of {} generation(s); the frames written are complete{}\n", done,
+              o.generations,
+              o.population_path.empty() && o.json_path.empty() && report_options.json_path.empty()
+                  ? ""
+                  : " (no --population, --json or --report-json: they describe whole runs)");
+    return interrupt::status();
+  }
 
   if (!o.population_path.empty()) {
     const bool json = fs::path(o.population_path).extension() == ".json";
@@ -278,15 +336,15 @@ int run_life(const LifeOptions& o, const ReportOptions& report_options) {
     if (json) {
       nlohmann::json j = {{"width", width}, {"height", height}, {"generations", o.generations},
                           {"populations", nlohmann::json::array()}};
-      for (const auto& u : universes) j["populations"].push_back(u.populations);
-      text = j.dump(1) + "\n";
+      for (const auto& u : universes) j["populations"].push_back(u.populations.all());
+      text = json_text(j, 1);
     } else {
       text = "generation";
       for (std::size_t i = 0; i < universes.size(); ++i) text += fmt::format(",universe{}", i);
       text += '\n';
       for (std::uint64_t g = 0; g <= o.generations; ++g) {
         text += std::to_string(g);
-        for (const auto& u : universes) text += fmt::format(",{}", u.populations[g]);
+        for (const auto& u : universes) text += fmt::format(",{}", u.populations.all()[g]);
         text += '\n';
       }
     }
@@ -306,8 +364,8 @@ int run_life(const LifeOptions& o, const ReportOptions& report_options) {
                         {"output_ms", output_ms},
                         {"cell_updates_per_s", updates / (compute_ms / 1e3)},
                         {"final_populations", nlohmann::json::array()}};
-    for (const auto& u : universes) j["final_populations"].push_back(u.populations.back());
-    out.write(o.json_path, j.dump(2) + "\n");
+    for (const auto& u : universes) j["final_populations"].push_back(u.populations.last());
+    out.write(o.json_path, json_text(j, 2));
   }
   if (timed) {
     report::LatencyRun run;
@@ -342,25 +400,32 @@ Command add_life(CLI::App& parent) {
   sub->add_option("-u,--universes", o->universes, "independent universes run at once (seeds seed, seed+1, ...)")
       ->capture_default_str()->check(CLI::Range(1, 1024));
   auto* density = sub->add_option("--density", o->density, "fraction of live cells in the random fill (0 to 1)")
-      ->capture_default_str()->check(CLI::Range(0.0, 1.0));
+      ->capture_default_str()->check(finite_number())->check(CLI::Range(0.0, 1.0));
   sub->add_option("--seed", o->seed, "random seed of the first universe")->capture_default_str();
   sub->add_option("-p,--pattern", o->pattern, "pattern file (.rle or .cells); the background is empty unless --density is given")
       ->check(CLI::ExistingFile);
   sub->add_option("--offset", o->offset, "X,Y of the pattern's top-left cell (default: centred)");
   sub->add_option("--population", o->population_path,
                   "write the population of every generation: FILE.csv, FILE.json, or - (CSV on standard output "
-                  "alone)");
+                  "alone)")
+      ->check(file_name());
   sub->add_option("--snapshot-every", o->snapshot_every, "write a PNG of every universe each K generations (animation frames)");
   sub->add_option("-o,--output-dir", o->output_dir,
                   "the folder the PNG frames (life-u<U>-g<GEN>.png) are written into (created if needed)");
   sub->add_option("--scale", o->scale, "pixels per cell in the PNG frames")->capture_default_str()->check(CLI::Range(1u, 64u));
   sub->add_flag("--force", o->force, "replace existing output files");
+  add_allow_special_outputs(*sub, o->allow_special);
   sub->add_flag("--live", o->live, "draw universe 0 on the terminal after every generation");
-  sub->add_option("--fps", o->fps, "frames per second of --live")->capture_default_str()->check(CLI::Range(0.1, 1000.0));
+  sub->add_option("--fps", o->fps, "frames per second of --live")
+      ->capture_default_str()
+      ->check(finite_number())
+      ->check(CLI::Range(0.1, 1000.0));
   sub->add_option("-d,--device", o->device, "GPU index")->capture_default_str()->check(CLI::NonNegativeNumber);
-  sub->add_option("--rows-per-thread", o->rows_per_thread, "bit-packed kernel: rows each thread walks (4, 8, 16, 32; default: by size)")
-      ->check(CLI::IsMember({0u, 4u, 8u, 16u, 32u}));
-  sub->add_option("--json", o->json_path, "also write a summary as JSON to FILE ('-': standard output alone)");
+  sub->add_option("--rows-per-thread", o->rows_per_thread,
+                  "bit-packed kernel: rows each warp writes (1-65536; default 0: sized so every warp fits on the GPU at once)")
+      ->check(CLI::Range(0u, 65536u));
+  sub->add_option("--json", o->json_path, "also write a summary as JSON to FILE ('-': standard output alone)")
+      ->check(file_name());
   auto report = add_report_options(*sub, "one generation of one universe: its enqueue -> the GPU finished it "
                                            "(compute: its kernel and population count, between two events; no "
                                            "copies), or its step on the host backend");

@@ -2,15 +2,23 @@
 // streampipe: move batches of data through NVIDIA GPUs at the speed of the hardware.
 
 #include "commands.hpp"
+#include "interrupt.hpp"
+#include "outputs.hpp"
 #include "streampipe/cuda/error.hpp"
 #include "streampipe/version.hpp"
 
 #include <cuda_runtime_api.h>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <exception>
+#include <new>
+#include <system_error>
+#include <utility>
 #include <vector>
 
 namespace streampipe::cli {
@@ -22,10 +30,45 @@ std::vector<CommandFactory>& command_registry() {
 
 void set_example(CLI::App& app, const std::string& command_line) { app.footer("\nExample: " + command_line); }
 
-}  // namespace streampipe::cli
+namespace {
 
-int main(int argc, char** argv) {
-  using namespace streampipe::cli;
+bool stdout_failure_reported = false;
+
+// The last word of a failed run; a standard error that cannot take it changes nothing.
+template <typename... Args>
+void say(fmt::format_string<Args...> format, Args&&... args) noexcept {
+  try {
+    const std::string line = fmt::format(format, std::forward<Args>(args)...);
+    std::fputs(line.c_str(), stderr);
+  } catch (...) {
+  }
+}
+
+// Standard output is buffered: a full disk or a closed pipe may show only at the last flush.
+int check_stdout(int status) {
+  errno = 0;
+  const bool flushed = std::fflush(stdout) == 0;
+  const int err = errno;
+  if ((flushed && std::ferror(stdout) == 0) || stdout_failure_reported) return status;
+  say("streampipe: cannot write to standard output: {}\n",
+             err != 0 ? std::strerror(err) : "an earlier write failed");
+  return status == 0 ? 1 : status;
+}
+
+// CLI11 reports a missing subcommand before a misspelt one ("A subcommand is required"):
+// the misspelt word is what to name. Empty when that is not the error.
+std::string unknown_command(CLI::App& app) {
+  CLI::App* at = &app;
+  for (auto parsed = at->get_subcommands(); !parsed.empty(); parsed = at->get_subcommands()) at = parsed.front();
+  const std::vector<std::string> rest = at->remaining();
+  if (rest.empty() || at->get_require_subcommand_min() == 0) return {};
+  std::vector<std::string> names;
+  for (const CLI::App* sub : at->get_subcommands([](CLI::App*) { return true; })) names.push_back(sub->get_name());
+  return fmt::format("'{}' is not a command of {}; the commands are: {}", rest.front(),
+                     at == &app ? std::string("streampipe") : "streampipe " + at->get_name(), fmt::join(names, ", "));
+}
+
+int run(int argc, char** argv) {
   CLI::App app{
       "streampipe: overlap host<->device copies and kernels across CUDA streams, and measure "
       "where the time goes.\nWithout a GPU the tools run on the host backend (slowly)."};
@@ -40,21 +83,55 @@ int main(int argc, char** argv) {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
+    if (const std::string unknown = unknown_command(app); !unknown.empty()) {
+      say("streampipe: {}\n", unknown);
+      return 2;
+    }
     const int code = app.exit(e);
-    return code == 0 ? 0 : 2;
+    return code == 0 ? 0 : 2;  // every parse and validation error is bad usage
   }
   try {
     for (const auto& command : commands)
       if (command.app->parsed()) return command.run();
   } catch (const UsageError& e) {
-    fmt::print(stderr, "streampipe: {}\n", e.what());
+    say("streampipe: {}\n", e.what());
     return 2;
+  } catch (const StdoutError& e) {
+    stdout_failure_reported = true;
+    say("streampipe: {}\n", e.what());
+    return 1;
   } catch (const streampipe::Error& e) {  // a library failed: which API, status and call
-    fmt::print(stderr, "streampipe: {}\n", e.what());
+    say("streampipe: {}\n", e.what());
+    return 1;
+  } catch (const std::bad_alloc& e) {
+    say("streampipe: error: not enough memory ({}): try a smaller size or fewer at once\n", e.what());
+    return 1;
+  } catch (const std::system_error& e) {
+    // fmt throws this when a FILE* write fails: name standard output when it was the one.
+    if (std::ferror(stdout) != 0) {
+      stdout_failure_reported = true;
+      say("streampipe: cannot write to standard output: {}\n", e.code().message());
+    } else {
+      say("streampipe: error: {}\n", e.what());
+    }
     return 1;
   } catch (const std::exception& e) {
-    fmt::print(stderr, "streampipe: error: {}\n", e.what());
+    say("streampipe: error: {}\n", e.what());
     return 1;
   }
   return 2;
+}
+
+}  // namespace
+}  // namespace streampipe::cli
+
+int main(int argc, char** argv) {
+  using namespace streampipe::cli;
+  try {
+    interrupt::install();  // before any thread: they all inherit the blocked signals
+  } catch (const std::exception& e) {
+    say("streampipe: error: cannot handle interruptions: {}\n", e.what());
+    return 1;
+  }
+  return check_stdout(run(argc, argv));
 }

@@ -4,6 +4,8 @@
 // number of differing pixels is reported, and how many of them lie on escape boundaries.
 
 #include "commands.hpp"
+#include "json_text.hpp"
+#include "option_checks.hpp"
 #include "outputs.hpp"
 #include "report_option.hpp"
 
@@ -19,6 +21,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cmath>
 #include <chrono>
 #include <filesystem>
 #include <memory>
@@ -43,6 +46,7 @@ struct MandelbrotOptions {
   std::string backend = "auto";
   bool verify = true;
   bool force = false;
+  bool allow_special = false;
   int device = 0;
   std::string json_path;
 };
@@ -60,6 +64,7 @@ std::vector<double> parse_numbers(const std::string& text, std::size_t count, co
     }
     if (used == 0 || used != item.size())
       throw UsageError(fmt::format("{} '{}': '{}' is not a number", what, text, item));
+    if (!std::isfinite(d)) throw UsageError(fmt::format("{} '{}': '{}' is not a finite number", what, text, item));
     v.push_back(d);
   }
   if (v.size() != count) throw UsageError(fmt::format("{} '{}' needs {} comma-separated numbers", what, text, count));
@@ -97,6 +102,7 @@ int run_mandelbrot(const MandelbrotOptions& o, const ReportOptions& report_optio
   }
   p.max_iterations = o.iterations;
   if (!o.region.empty() && !o.center.empty()) throw UsageError("give either --region or --center, not both");
+  if (o.width != 0 && o.center.empty()) throw UsageError("--width is the view's width around --center: give --center");
   if (!o.region.empty()) {
     const auto r = parse_numbers(o.region, 4, "--region");
     p.region = Region{r[0], r[1], r[2], r[3]};
@@ -118,9 +124,9 @@ int run_mandelbrot(const MandelbrotOptions& o, const ReportOptions& report_optio
   }
   const auto precision = parse_precision(o.precision);
   if (!precision) throw UsageError(fmt::format("--precision '{}' is not float or double", o.precision));
-  Outputs out(o.force);
+  Outputs out(o.force, o.allow_special);
   const std::string image_path = image_path_of(o);
-  out.claim("--image", image_path);
+  out.claim_regular("--image", image_path);  // io::write_image replaces it by a rename
   out.claim("--json", o.json_path);
   out.claim("--report-json", report_options.json_path);
 
@@ -206,7 +212,7 @@ int run_mandelbrot(const MandelbrotOptions& o, const ReportOptions& report_optio
                     out.overwrite());
     out.print("  wrote {}\n", image_path);
   }
-  out.write(o.json_path, j.dump(2) + "\n");
+  out.write(o.json_path, json_text(j, 2));
   if (report_options.wanted()) {
     report::LatencyRun run;
     run.name = fmt::format("mandelbrot {}x{}, {} iterations, {} on {}; query = one image", p.width, p.height,
@@ -239,6 +245,7 @@ Command add_mandelbrot(CLI::App& parent) {
   sub->add_option("--region", o->region, "x0,x1,y0,y1: real and imaginary ranges");
   sub->add_option("--center", o->center, "cx,cy: the centre of the view (default -0.75,0)");
   sub->add_option("--width", o->width, "width of the view in the complex plane, with --center (default 3.5)")
+      ->check(finite_number())
       ->check(CLI::PositiveNumber);
   sub->add_option("-i,--iterations", o->iterations, "maximum iterations per pixel")->capture_default_str()
       ->check(CLI::Range(1u, 100000000u));
@@ -246,8 +253,10 @@ Command add_mandelbrot(CLI::App& parent) {
   sub->add_option("--backend", o->backend, "auto (GPU if present), gpu, or host")->capture_default_str();
   sub->add_flag("!--no-verify", o->verify, "skip the comparison with the host double reference");
   sub->add_flag("--force", o->force, "replace existing output files");
+  add_allow_special_outputs(*sub, o->allow_special);
   sub->add_option("-d,--device", o->device, "GPU index")->capture_default_str()->check(CLI::NonNegativeNumber);
-  sub->add_option("--json", o->json_path, "also write the figures as JSON to FILE ('-': standard output alone)");
+  sub->add_option("--json", o->json_path, "also write the figures as JSON to FILE ('-': standard output alone)")
+      ->check(file_name());
   auto report = add_report_options(*sub, "the whole image, launched as one kernel: no H2D, compute and D2H "
                                            "between events on the GPU; enqueue -> counts on the host");
   set_example(*sub, "streampipe mandelbrot --center -0.743,0.131 --width 0.01 -i 5000 -o renders/ --image zoom.png");

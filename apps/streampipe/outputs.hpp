@@ -1,40 +1,63 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
-// What every command writes, and where, by one set of rules:
+// What every command reads and writes, checked in one place before any work:
 //   - a machine-output option (--json, --report-json, --trace, --gantt, --svg, --population)
 //     takes FILE, or "-" for standard output; then standard output carries that output alone
 //     and the human text (tables, progress, summaries) goes to standard error. Two options
 //     given "-" are bad usage;
-//   - an existing FILE is bad usage unless --force: refused when claimed, before any work,
-//     and written atomically with report::Overwrite::refuse, so that one appearing meanwhile
-//     is not replaced either; two options naming one file are bad usage;
+//   - an output is never an input or another output: paths are compared by what they lead
+//     to (device and inode, or the canonical path of a file not created yet), so hard links,
+//     symbolic links and "./x" are caught, with --force too;
+//   - an existing FILE is bad usage unless --force, and written atomically (temp file +
+//     rename, Overwrite::refuse without --force, so one appearing meanwhile survives);
+//   - an existing symbolic link, device, FIFO or socket is never replaced: refused even with
+//     --force, unless --allow-special-outputs, which writes into the device or FIFO and
+//     through the link to its target (a target that exists needs --force as usual);
+//   - inputs are regular files (a FIFO or device would block or never end);
 //   - -o DIR is the folder a command writes its outputs into, created when needed.
 // Every refusal is a UsageError (exit 2) naming the option and the path.
 //
-//   Outputs out(o.force);
-//   out.claim("--json", o.json_path);      // first: throws UsageError
+//   Outputs out(o.force, o.allow_special);
+//   out.input("--pattern", o.pattern);     // first: throws UsageError
+//   out.claim("--json", o.json_path);
 //   out.print("{} files\n", n);            // human text: standard output, or standard error
-//   out.write(o.json_path, j.dump(2));     // last: the file, or standard output for "-"
+//   out.write(o.json_path, text);          // last: the file, or standard output for "-"
+
+#include "file_identity.hpp"
 
 #include "streampipe/report/atomic_file.hpp"
 
 #include <fmt/format.h>
 
 #include <cstdio>
+#include <map>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <utility>
-#include <vector>
 
 namespace streampipe::cli {
 
+// A write to standard output failed (a full disk, a closed pipe): exit 1, said once.
+struct StdoutError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
 class Outputs {
  public:
-  explicit Outputs(bool force = false) : force_(force) {}
+  explicit Outputs(bool force = false, bool allow_special = false) : force_(force), allow_special_(allow_special) {}
 
-  // Claims `path` for `option` (also a file the command writes under -o DIR, named by that
-  // option); an empty path (the option not given) claims nothing; "-" standard output.
+  // Registers an input `path`, named `what` in messages ("input", "--pattern"). Throws
+  // UsageError for an empty name, a missing file and one that is not a regular file, and
+  // when an output claimed before is the same file.
+  void input(std::string_view what, const std::string& path);
+  // Claims `path` for `option`, to be written by write(); an empty path (the option not
+  // given) claims nothing; "-" standard output. Throws UsageError as the rules above say.
   void claim(std::string_view option, const std::string& path);
+  // Claims a file the command writes itself (images under -o DIR, traces): the same checks,
+  // but a link or special file is refused even with --allow-special-outputs, since the file
+  // is replaced by a rename.
+  void claim_regular(std::string_view option, const std::string& path);
   // Checks -o DIR (or another folder option): not empty, not "-", not an existing file.
   static void check_dir(std::string_view option, const std::string& dir);
   // Claims standard output for something other than a file (life --live draws there).
@@ -52,14 +75,33 @@ class Outputs {
   void print(fmt::format_string<Args...> format, Args&&... args) const {
     fmt::print(human(), format, std::forward<Args>(args)...);
   }
-  // Writes `content` to `path` (claimed before): "-" standard output, else the file,
-  // atomically. An empty path writes nothing.
+  // Writes `content` to `path` (claimed before): "-" standard output (flushed, and a write
+  // error throws std::runtime_error naming standard output), else the file: atomically, or
+  // straight into a device or FIFO allowed by --allow-special-outputs. An empty path writes
+  // nothing. Throws std::runtime_error naming the path and the system's reason.
   void write(const std::string& path, std::string_view content) const;
 
  private:
+  struct Target {
+    std::string write_path;  // where the bytes go: the path, or a link's target
+    bool direct = false;     // into a device or FIFO: opened and written, not renamed over
+  };
+  struct Holder {  // "--json out.json", "input a.png"
+    std::string option;
+    std::string path;
+  };
+  void claim_file(std::string_view option, const std::string& path, bool special_allowed);
+  // Fails when `id` is already an output (or, for an input, one of the outputs).
+  void check_unique(const Holder& who, const FileIdentity& id, bool is_input) const;
+  void remember(const Holder& who, const FileIdentity& id, bool is_input);
+
   bool force_;
-  std::string stdout_owner_;                                 // the option that has standard output
-  std::vector<std::pair<std::string, std::string>> files_;  // (option, path) claimed
+  bool allow_special_;
+  std::string stdout_owner_;                // the option that has standard output
+  std::map<std::string, Target> targets_;  // claimed for write(), by the path as given
+  // Who holds each file, by canonical path and by inode: inputs and outputs apart.
+  std::map<std::string, Holder> input_paths_, output_paths_;
+  std::map<std::pair<dev_t, ino_t>, Holder> input_inodes_, output_inodes_;
 };
 
 }  // namespace streampipe::cli

@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "report_option.hpp"
 
+#include "json_text.hpp"
+#include "option_checks.hpp"
+
 #include "streampipe/report/host_info.hpp"
 
 #include <fmt/format.h>
@@ -18,7 +21,8 @@ std::shared_ptr<ReportOptions> add_report_options(CLI::App& app, const std::stri
                            query));
   app.add_option("--report-json", o->json_path,
                  "write the latency report's summary and every query's timestamps as JSON to FILE ('-': standard "
-                 "output alone)");
+                 "output alone)")
+      ->check(file_name());
   return o;
 }
 
@@ -32,7 +36,7 @@ void emit_report(const ReportOptions& options, const report::LatencyRun& run, co
     j["tool"] = tool;
     j["query"] = options.query;
     j["host"] = report::describe_host();
-    out.write(options.json_path, j.dump(1) + "\n");
+    out.write(options.json_path, json_text(j, 1));
   }
 }
 

@@ -7,9 +7,11 @@
 #include <cstring>
 #include <fcntl.h>
 #include <fstream>
-#include <sys/stat.h>
+#include <mutex>
+#include <set>
 #include <stdexcept>
 #include <string>
+#include <sys/stat.h>
 #include <unistd.h>
 
 namespace streampipe::report {
@@ -31,6 +33,30 @@ mode_t process_umask() {
   return mask;
 }
 
+// The temporary files of writes under way. Creating one and renaming it into place both
+// happen under the mutex, so that once abandon_writes_in_progress() holds it no temporary
+// file can appear or become a target behind its back. Never destroyed: a signal may end the
+// process while static destructors run.
+struct InProgress {
+  std::mutex mutex;
+  std::set<std::string> temporaries;
+  bool abandoned = false;
+};
+InProgress& in_progress() {
+  static auto* registry = new InProgress;
+  return *registry;
+}
+
+[[noreturn]] void abandoned(const std::filesystem::path& path) {
+  throw std::runtime_error(fmt::format("{}: not written: the process is ending", path.string()));
+}
+
+void forget_temporary(const std::string& tmp) {
+  auto& r = in_progress();
+  const std::lock_guard lock(r.mutex);
+  if (r.temporaries.erase(tmp) > 0) ::unlink(tmp.c_str());
+}
+
 }  // namespace
 
 void write_file_atomically(const std::filesystem::path& path, std::span<const std::byte> data,
@@ -43,11 +69,16 @@ void write_file_atomically(const std::filesystem::path& path, std::span<const st
   fs::create_directories(parent, ec);
   if (ec) throw std::runtime_error(fmt::format("cannot create {}: {}", parent.string(), ec.message()));
 
-  std::string tmpl = (parent / fmt::format(".{}.tmp-XXXXXX", path.filename().string())).string();
-  const int fd = ::mkstemp(tmpl.data());
-  if (fd < 0) fail("cannot create a temporary file next to", path, errno);
-  const fs::path tmp = tmpl;
-  const auto cleanup = [&] { ::unlink(tmp.c_str()); };
+  auto& registry = in_progress();
+  std::string tmp = (parent / fmt::format(".{}.tmp-XXXXXX", path.filename().string())).string();
+  int fd = -1;
+  {
+    const std::lock_guard lock(registry.mutex);
+    if (registry.abandoned) abandoned(path);
+    fd = ::mkstemp(tmp.data());
+    if (fd < 0) fail("cannot create a temporary file next to", path, errno);
+    registry.temporaries.insert(tmp);
+  }
 
   const auto* p = reinterpret_cast<const char*>(data.data());
   std::size_t left = data.size();
@@ -57,34 +88,36 @@ void write_file_atomically(const std::filesystem::path& path, std::span<const st
     if (n < 0) {
       const int err = errno;
       ::close(fd);
-      cleanup();
-      fail("cannot write", tmp, err);
+      forget_temporary(tmp);
+      fail("cannot write", path, err);
     }
     p += n;
     left -= static_cast<std::size_t>(n);
   }
   // mkstemp creates 0600; give the output the permissions a plain open() would.
   (void)::fchmod(fd, 0666 & ~process_umask());
-  if (::fsync(fd) != 0 || ::close(fd) != 0) {
-    const int err = errno;
-    cleanup();
-    fail("cannot flush", tmp, err);
+  // A full disk may only show here (delayed allocation), so both results count.
+  const int synced = ::fsync(fd) == 0 ? 0 : errno;
+  const int closed = ::close(fd) == 0 ? 0 : errno;
+  if (synced != 0 || closed != 0) {
+    forget_temporary(tmp);
+    fail("cannot write", path, synced != 0 ? synced : closed);
   }
+
+  const std::lock_guard lock(registry.mutex);
+  if (registry.abandoned) abandoned(path);  // its temporary file is gone already
+  registry.temporaries.erase(tmp);
   if (overwrite == Overwrite::refuse) {
     // link() fails if the target appeared meanwhile, unlike rename().
-    if (::link(tmp.c_str(), path.c_str()) != 0) {
-      const int err = errno;
-      cleanup();
-      if (err == EEXIST)
-        throw std::runtime_error(fmt::format("{} exists (use --force to overwrite)", path.string()));
-      fail("cannot create", path, err);
-    }
-    cleanup();
+    const int linked = ::link(tmp.c_str(), path.c_str()) == 0 ? 0 : errno;
+    ::unlink(tmp.c_str());
+    if (linked == EEXIST) throw std::runtime_error(fmt::format("{} exists (use --force to overwrite)", path.string()));
+    if (linked != 0) fail("cannot create", path, linked);
     return;
   }
   if (::rename(tmp.c_str(), path.c_str()) != 0) {
     const int err = errno;
-    cleanup();
+    ::unlink(tmp.c_str());
     fail("cannot rename into place", path, err);
   }
 }
@@ -92,6 +125,16 @@ void write_file_atomically(const std::filesystem::path& path, std::span<const st
 void write_file_atomically(const std::filesystem::path& path, std::string_view text,
                            Overwrite overwrite) {
   write_file_atomically(path, std::as_bytes(std::span(text.data(), text.size())), overwrite);
+}
+
+std::size_t abandon_writes_in_progress() noexcept {
+  auto& registry = in_progress();
+  const std::lock_guard lock(registry.mutex);
+  registry.abandoned = true;
+  for (const auto& tmp : registry.temporaries) ::unlink(tmp.c_str());
+  const std::size_t removed = registry.temporaries.size();
+  registry.temporaries.clear();
+  return removed;
 }
 
 }  // namespace streampipe::report

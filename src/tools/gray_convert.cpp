@@ -20,7 +20,10 @@
 #include <cerrno>
 #include <chrono>
 #include <cstring>
-#include <fstream>
+#include <fcntl.h>
+#include <stop_token>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <memory>
 #include <mutex>
 #include <stdexcept>
@@ -32,16 +35,36 @@ namespace fs = std::filesystem;
 
 namespace {
 
+// The whole file, or an error naming it with the system's reason. Opened without blocking
+// and checked to be a regular file first: a FIFO or a device would block or never end.
 std::vector<std::byte> read_whole_file(const fs::path& path) {
-  std::error_code ec;
-  const auto size = fs::file_size(path, ec);
-  if (ec) throw std::runtime_error(fmt::format("{}: cannot read: {}", path.string(), ec.message()));
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw std::runtime_error(fmt::format("{}: cannot open for reading", path.string()));
-  std::vector<std::byte> data(static_cast<std::size_t>(size));
-  in.read(reinterpret_cast<char*>(data.data()), static_cast<std::streamsize>(data.size()));
-  if (in.gcount() != static_cast<std::streamsize>(data.size()))
-    throw std::runtime_error(fmt::format("{}: read {} of {} bytes", path.string(), in.gcount(), data.size()));
+  const auto fail = [&](const char* what, int err) {
+    return std::runtime_error(fmt::format("{}: {}: {}", path.string(), what, std::strerror(err)));
+  };
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+  if (fd < 0) throw fail("cannot open", errno);
+  struct FdCloser {
+    int fd;
+    ~FdCloser() { ::close(fd); }
+  } closer{fd};
+  struct stat st {};
+  if (::fstat(fd, &st) != 0) throw fail("cannot examine", errno);
+  if (!S_ISREG(st.st_mode)) {
+    const char* kind = S_ISDIR(st.st_mode) ? "folder" : S_ISFIFO(st.st_mode) ? "FIFO" : "device or socket";
+    throw std::runtime_error(
+        fmt::format("{}: not a regular file (a {}); cannot read it as an image", path.string(), kind));
+  }
+  std::vector<std::byte> data(static_cast<std::size_t>(st.st_size));
+  std::size_t done = 0;
+  while (done < data.size()) {
+    const ssize_t n = ::read(fd, data.data() + done, data.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) throw fail("cannot read", errno);
+    if (n == 0)
+      throw std::runtime_error(
+          fmt::format("{}: read {} of {} bytes (the file shrank)", path.string(), done, data.size()));
+    done += static_cast<std::size_t>(n);
+  }
   return data;
 }
 
@@ -108,6 +131,7 @@ RunSummary convert(std::span<const Job> jobs, const Options& o) {
     FileResult& f = summary.files.at(r.index);
     summary.items.at(r.index) = r;
     f.ok = r.ok();
+    f.cancelled = r.status == pipeline::ItemStatus::cancelled;
     if (!f.ok) f.error = file_error(f, r);
     ++finished;
     if (o.on_file) o.on_file(f, finished);
@@ -125,14 +149,19 @@ RunSummary convert(std::span<const Job> jobs, const Options& o) {
   summary.engine = engine.describe();
 
   const report::Overwrite overwrite = o.force ? report::Overwrite::allow : report::Overwrite::refuse;
+  // A stop cancels what has not reached a lane and wakes a submit waiting for a slot; the
+  // loop then submits nothing more. Declared after the engine, so it is gone before it.
+  const std::stop_callback cancel_on_stop(o.stop, [&engine] { engine.cancel(); });
   const auto t0 = std::chrono::steady_clock::now();
-  for (std::size_t i = 0; i < jobs.size(); ++i) {
+  std::size_t submitted = 0;
+  for (std::size_t i = 0; i < jobs.size() && !o.stop.stop_requested(); ++i, ++submitted) {
     FileResult* file = &summary.files[i];
     pipeline::Item item;
     item.label = jobs[i].input.string();
     // Each file's result is written by its own produce, then its own consume (ordered by the
     // engine), and read by on_complete after both.
     item.produce = [&, file, i](pipeline::StagingInput& staging) {
+      (void)i;  // the GPU decoder's slot, when nvJPEG is built in
       const auto data = read_whole_file(file->input);
       file->bytes_in = data.size();
 #if defined(STREAMPIPE_HAVE_NVJPEG)
@@ -167,6 +196,10 @@ RunSummary convert(std::span<const Job> jobs, const Options& o) {
     (void)engine.submit(std::move(item));
   }
   engine.drain();
+  for (std::size_t i = submitted; i < jobs.size(); ++i) {
+    summary.files[i].cancelled = true;
+    summary.files[i].error = fmt::format("{}: not started: the run was stopped", jobs[i].input.string());
+  }
   summary.wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
 
   summary.decode = to_string(o.decode);
@@ -178,6 +211,8 @@ RunSummary convert(std::span<const Job> jobs, const Options& o) {
       ++summary.ok;
       summary.bytes_out += f.bytes_out;
       summary.pixels += static_cast<std::uint64_t>(f.width) * f.height;
+    } else if (f.cancelled) {
+      ++summary.cancelled;
     } else {
       ++summary.failed;
     }

@@ -27,30 +27,40 @@ fs::path identity(const fs::path& p) {
   return ec ? fs::absolute(p).lexically_normal() : c;
 }
 
-void add_folder(const fs::path& folder, const PlanOptions& o, const fs::path& out_identity, std::vector<Job>& jobs) {
+// Walks `folder` (its whole tree with -r; folder links are not followed, file links are),
+// collecting image files. What cannot be listed or examined goes to `unreadable`, except
+// the folder argument itself, which is bad usage.
+void add_folder(const fs::path& folder, const PlanOptions& o, const fs::path& out_identity, std::vector<Job>& jobs,
+                std::vector<std::string>& unreadable) {
   std::vector<fs::path> found;
-  std::error_code ec;
-  const auto visit = [&](const fs::directory_entry& e) {
-    std::error_code fec;
-    if (e.is_regular_file(fec) && has_image_extension(e.path())) found.push_back(e.path());
-  };
-  if (o.recursive) {
-    fs::recursive_directory_iterator it(folder, fs::directory_options::skip_permission_denied, ec), end;
-    for (; !ec && it != end; it.increment(ec)) {
-      std::error_code dec;
-      if (it->is_directory(dec) && identity(it->path()) == out_identity) {
-        it.disable_recursion_pending();  // earlier results are not inputs
+  const std::size_t unreadable_before = unreadable.size();
+  std::vector<fs::path> pending{folder};
+  while (!pending.empty()) {
+    const fs::path dir = std::move(pending.back());
+    pending.pop_back();
+    std::error_code ec;
+    fs::directory_iterator it(dir, ec);
+    for (const fs::directory_iterator end; !ec && it != end; it.increment(ec)) {
+      std::error_code sec;
+      const fs::file_status own = it->symlink_status(sec);
+      if (!sec && fs::is_directory(own)) {
+        // Earlier results are not inputs.
+        if (o.recursive && identity(it->path()) != out_identity) pending.push_back(it->path());
         continue;
       }
-      visit(*it);
+      const fs::file_status st = sec ? own : it->status(sec);
+      if (sec && sec != std::errc::no_such_file_or_directory) {  // a dangling link is no image
+        unreadable.push_back(fmt::format("{}: cannot examine it: {}", it->path().string(), sec.message()));
+        continue;
+      }
+      if (fs::is_regular_file(st) && has_image_extension(it->path())) found.push_back(it->path());
     }
-  } else {
-    fs::directory_iterator it(folder, fs::directory_options::skip_permission_denied, ec), end;
-    for (; !ec && it != end; it.increment(ec)) visit(*it);
+    if (!ec) continue;
+    if (dir == folder) throw PlanError(fmt::format("{}: cannot list the folder: {}", folder.string(), ec.message()));
+    unreadable.push_back(fmt::format("{}: cannot list the folder: {}", dir.string(), ec.message()));
   }
-  if (ec) throw PlanError(fmt::format("{}: cannot list the folder: {}", folder.string(), ec.message()));
   std::sort(found.begin(), found.end());
-  if (found.empty())
+  if (found.empty() && unreadable.size() == unreadable_before)
     throw PlanError(fmt::format("{}: no *.png, *.jpg or *.jpeg files{}", folder.string(),
                                 o.recursive ? "" : " directly inside (use -r for subfolders)"));
   for (auto& f : found) {
@@ -70,6 +80,14 @@ bool has_image_extension(const fs::path& path) {
 }
 
 std::vector<Job> plan_jobs(std::span<const fs::path> inputs, const PlanOptions& o) {
+  Plan p = plan(inputs, o);
+  if (!p.unreadable.empty())
+    throw PlanError(fmt::format("{}{}", p.unreadable.front(),
+                                p.unreadable.size() > 1 ? fmt::format(" (and {} more)", p.unreadable.size() - 1) : ""));
+  return std::move(p.jobs);
+}
+
+Plan plan(std::span<const fs::path> inputs, const PlanOptions& o) {
   if (inputs.empty()) throw PlanError("no input files or folders given");
   if (o.output_dir.empty()) throw PlanError("no output folder given (-o OUTDIR)");
   {
@@ -78,13 +96,17 @@ std::vector<Job> plan_jobs(std::span<const fs::path> inputs, const PlanOptions& 
       throw PlanError(fmt::format("{}: the output exists and is not a folder", o.output_dir.string()));
   }
   const fs::path out_identity = identity(o.output_dir);
-  std::vector<Job> jobs;
+  Plan result;
+  std::vector<Job>& jobs = result.jobs;
   for (const auto& in : inputs) {
+    if (in.empty()) throw PlanError("'' (an empty name) is no file or folder");
     std::error_code ec;
     const auto st = fs::status(in, ec);
+    if (ec && ec != std::errc::no_such_file_or_directory && ec != std::errc::not_a_directory)
+      throw PlanError(fmt::format("{}: cannot examine it: {}", in.string(), ec.message()));
     if (ec || !fs::exists(st)) throw PlanError(fmt::format("{}: no such file or folder", in.string()));
     if (fs::is_directory(st)) {
-      add_folder(in, o, out_identity, jobs);
+      add_folder(in, o, out_identity, jobs, result.unreadable);
     } else {
       fs::path name = in.filename();
       name.replace_extension(output_extension(o.format));
@@ -117,7 +139,8 @@ std::vector<Job> plan_jobs(std::span<const fs::path> inputs, const PlanOptions& 
       throw PlanError(fmt::format("{} output(s) exist already: {} (use --force to overwrite)", existing.size(), list));
     }
   }
-  return jobs;
+  std::sort(result.unreadable.begin(), result.unreadable.end());
+  return result;
 }
 
 }  // namespace streampipe::tools::gray

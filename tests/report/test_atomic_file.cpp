@@ -3,8 +3,10 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <fstream>
 #include <sstream>
+#include <thread>
 #include <unistd.h>
 
 namespace streampipe::report {
@@ -58,6 +60,48 @@ TEST_F(AtomicFile, UnwritableLocationIsANamedError) {
   } catch (const std::runtime_error& e) {
     EXPECT_NE(std::string(e.what()).find("plain-file"), std::string::npos) << e.what();
   }
+}
+
+// What a process ending on a second Ctrl-C relies on: the temporary file of a write under
+// way is removed and its target is either complete (it finished first) or absent, and a
+// later write creates nothing. The registry is process-wide and cannot be undone, so this
+// runs in a child process (a death test that exits 0 when every check held).
+TEST_F(AtomicFile, AbandonedWritesLeaveNoTemporaryFileAndNoPartialTarget) {
+  GTEST_FLAG_SET(death_test_style, "threadsafe");
+  fs::create_directories(dir_);
+  const auto before = dir_ / "before.txt";
+  write_file_atomically(before, "complete");
+  EXPECT_EXIT(
+      {
+        const std::string big(std::size_t{64} << 20, 'x');  // long enough to be under way
+        const auto racing = dir_ / "racing.txt";
+        std::thread writer([&] {
+          try {
+            write_file_atomically(racing, big);
+          } catch (const std::runtime_error&) {
+          }
+        });
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+        (void)abandon_writes_in_progress();
+        writer.join();
+        const auto late = dir_ / "late.txt";
+        bool refused = false;
+        try {
+          write_file_atomically(late, "data");
+        } catch (const std::runtime_error& e) {
+          refused = std::string(e.what()).find("late.txt") != std::string::npos;
+        }
+        bool debris = false;
+        for (const auto& e : fs::directory_iterator(dir_))
+          debris |= e.path().filename().string().find(".tmp-") != std::string::npos;
+        const bool racing_ok = !fs::exists(racing) || fs::file_size(racing) == big.size();
+        const bool held = refused && !debris && racing_ok && !fs::exists(late);
+        std::error_code ec;
+        fs::remove_all(dir_, ec);  // the child's own folder (its pid): TearDown does not run here
+        std::_Exit(held ? 0 : 1);
+      },
+      ::testing::ExitedWithCode(0), "");
+  EXPECT_EQ(read(before), "complete");
 }
 
 TEST_F(AtomicFile, PathThatIsADirectoryFails) {

@@ -7,6 +7,9 @@
 // the result and writes it atomically (temp file + rename; refused if it exists, unless
 // `force`). A corrupt, truncated or unsupported file fails alone, named with its reason.
 // With Decode::gpu, JPEGs are decoded by nvJPEG on the lanes instead (gray_decode.hpp).
+// A stop requested through Options::stop ends the run early: no file is started after it,
+// files not yet on the device are cancelled, those further along are finished, and every
+// output present is complete (no temporary file is left).
 
 #include "streampipe/io/image.hpp"
 #include "streampipe/pipeline/engine.hpp"
@@ -20,6 +23,7 @@
 #include <functional>
 #include <map>
 #include <span>
+#include <stop_token>
 #include <string>
 #include <vector>
 
@@ -36,6 +40,7 @@ struct FileResult {
   int channels = 0, bit_depth = 0;  // as decoded (before the conversion to 8-bit RGB)
   std::string decoder;   // "gpu" (nvJPEG) or "cpu" once decoded
   std::string fallback;  // Decode::gpu: why the CPU decoded this file; empty when nvJPEG did
+  bool cancelled = false;  // never converted: a stop was requested first (`error` says so)
 };
 
 struct Options {
@@ -51,12 +56,16 @@ struct Options {
   // Called once per file as it finishes (from engine threads, one call at a time), with the
   // number finished so far.
   std::function<void(const FileResult&, std::size_t finished)> on_file;
+  // Requesting a stop cancels the files not started yet (FileResult::cancelled); the stop
+  // callback runs on the requesting thread.
+  std::stop_token stop;
 };
 
 struct RunSummary {
   std::vector<FileResult> files;  // in job order
   std::size_t ok = 0;
   std::size_t failed = 0;
+  std::size_t cancelled = 0;    // not converted because a stop was requested
   std::uint64_t bytes_in = 0;   // file bytes of the inputs that were read
   std::uint64_t bytes_out = 0;  // file bytes written
   std::uint64_t pixels = 0;     // of the converted images

@@ -9,8 +9,11 @@
 // relative paths: photos/a/b.jpg -> OUTDIR/a/b.png. OUTDIR itself is never scanned.
 //
 // Bad usage throws PlanError naming the problem, before anything is written: a missing
-// input, a folder without images, two inputs that would write the same output, an output
-// that is an input, and (without `force`) outputs that exist already.
+// input, a folder argument that cannot be listed, a folder without images, two inputs that
+// would write the same output, an output that is an input, and (without `force`) outputs
+// that exist already. Inside a folder argument, a subfolder or entry that cannot be read
+// (no permission) is never skipped silently: plan() names it in Plan::unreadable and goes
+// on with the rest (the CLI then fails the run, exit 1), plan_jobs() throws PlanError.
 
 #include "streampipe/io/image.hpp"
 
@@ -44,7 +47,14 @@ class PlanError : public std::runtime_error {
 // *.png, *.jpg, *.jpeg in any case.
 [[nodiscard]] bool has_image_extension(const std::filesystem::path& path);
 
-// Jobs in a stable order: the arguments in the order given, each folder's files sorted.
+struct Plan {
+  std::vector<Job> jobs;                // in a stable order: the arguments as given, each folder's files sorted
+  std::vector<std::string> unreadable;  // "<path>: <why it cannot be read>", sorted
+};
+
+// The jobs, and what inside the folder arguments could not be read.
+[[nodiscard]] Plan plan(std::span<const std::filesystem::path> inputs, const PlanOptions& options);
+// plan(), with anything unreadable a PlanError (naming the first, and how many).
 [[nodiscard]] std::vector<Job> plan_jobs(std::span<const std::filesystem::path> inputs, const PlanOptions& options);
 
 }  // namespace streampipe::tools::gray

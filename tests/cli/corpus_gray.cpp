@@ -1,0 +1,283 @@
+// SPDX-License-Identifier: Apache-2.0
+// The corpus's `gray` cases: broken images, inputs that are not files, permissions, outputs
+// that would replace an input or another output, special files, bad options, a full disk
+// and a full standard output.
+#include "bad_inputs.hpp"
+#include "corpus.hpp"
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <fstream>
+#include <sstream>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace streampipe::testing {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+using Dir = const fs::path&;
+
+// Two good images (in/a.png, in/b.jpg), and an earlier output no case may touch.
+void good_inputs(Dir d) {
+  write_png(d / "in" / "a.png");
+  write_jpeg(d / "in" / "b.jpg", 31, 19);
+  write_png(d / "out" / "earlier.png", 9, 9);
+}
+
+// The good images of good_inputs were converted, completely.
+void good_ones_converted(Dir d, const RunResult&) {
+  expect_valid_image(d / "out" / "a.png");
+  expect_valid_image(d / "out" / "b.png");
+}
+
+std::function<void(Dir, const RunResult&)> absent(std::string name) {
+  return [name](Dir d, const RunResult& r) {
+    good_ones_converted(d, r);
+    EXPECT_FALSE(fs::exists(d / "out" / name)) << name;
+  };
+}
+
+// One bad file among the good ones: it is named, the others finish, exit 1.
+Case bad_image(std::string name, std::string file, std::function<void(const fs::path&)> make,
+               std::vector<std::string> mentions = {}, std::uint64_t memory_limit = 0) {
+  Case c;
+  c.name = std::move(name);
+  c.setup = [file, make](Dir d) {
+    good_inputs(d);
+    make(d / "in" / file);
+  };
+  c.args = gray_args({"in", "-o", "out"});
+  c.exit_code = 1;
+  c.mentions = {"in/" + file};
+  c.mentions.insert(c.mentions.end(), mentions.begin(), mentions.end());
+  c.may_create = {"out/"};
+  c.address_space_limit = memory_limit;
+  c.check = absent(fs::path(file).replace_extension(".png").string());
+  return c;
+}
+
+// Bad usage: refused before any work (exit 2), naming what is wrong.
+Case refused(std::string name, std::vector<std::string> args, std::vector<std::string> mentions,
+             std::function<void(Dir)> extra_setup = {}) {
+  Case c;
+  c.name = std::move(name);
+  c.setup = [extra_setup](Dir d) {
+    good_inputs(d);
+    if (extra_setup) extra_setup(d);
+  };
+  c.args = gray_args(std::move(args));
+  c.exit_code = 2;
+  c.mentions = std::move(mentions);
+  return c;
+}
+
+constexpr std::uint64_t kBombLimit = std::uint64_t{4} << 30;  // a bomb may not take more
+
+}  // namespace
+
+std::vector<Case> gray_cases() {
+  std::vector<Case> cases;
+  // Broken images: each fails alone, named.
+  cases.push_back(bad_image("gray_png_truncated", "cut.png", [](Dir p) { write_truncated_png(p, 300); }));
+  cases.push_back(bad_image("gray_png_cut_in_signature", "sig.png", [](Dir p) { write_truncated_png(p, 5); }));
+  cases.push_back(bad_image("gray_png_wrong_magic", "text.png", [](Dir p) { write_text(p, "not an image at all\n"); }));
+  cases.push_back(bad_image("gray_png_zero_size", "empty.png", [](Dir p) { write_text(p, ""); }));
+  cases.push_back(bad_image("gray_png_bad_crc", "crc.png", [](Dir p) { write_png_bad_crc(p); }));
+  cases.push_back(bad_image(
+      "gray_png_declares_1e10_pixels", "bomb.png", [](Dir p) { write_png_declaring(p, 100000, 100000); }, {},
+      kBombLimit));
+  cases.push_back(bad_image(
+      "gray_png_declares_width_2e9", "wide.png", [](Dir p) { write_png_declaring(p, 2000000000, 1); }, {}, kBombLimit));
+  cases.push_back(bad_image("gray_jpeg_truncated", "cut.jpg", [](Dir p) { write_truncated_jpeg(p); }));
+  cases.push_back(bad_image("gray_jpeg_garbage_after_magic", "junk.jpg",
+                            [](Dir p) { write_text(p, "\xff\xd8\xff\xe0 this is no JPEG"); }));
+  cases.push_back(bad_image(
+      "gray_jpeg_declares_4e9_pixels", "bomb.jpg", [](Dir p) { write_jpeg_declaring(p, 65500, 65500); }, {},
+      kBombLimit));
+
+  // Inputs that are not image files.
+  cases.push_back(refused("gray_input_missing", {"nothing.png", "-o", "out"}, {"nothing.png"}));
+  cases.push_back(refused("gray_input_empty_name", {"", "-o", "out"}, {"''"}));
+  cases.push_back(refused("gray_input_fifo", {"pipe.png", "-o", "out"}, {"pipe.png", "FIFO"},
+                          [](Dir d) { ASSERT_EQ(::mkfifo((d / "pipe.png").c_str(), 0644), 0); }));
+  cases.push_back(refused("gray_input_device", {"/dev/null", "-o", "out"}, {"/dev/null", "character device"}));
+  cases.push_back(refused("gray_input_dangling_link", {"gone.png", "-o", "out"}, {"gone.png"},
+                          [](Dir d) { fs::create_symlink("nowhere.png", d / "gone.png"); }));
+  cases.push_back(refused("gray_input_folder_without_images", {"empty.png", "-o", "out"}, {"empty.png", "no *.png"},
+                          [](Dir d) { fs::create_directories(d / "empty.png"); }));
+
+  // Permissions (as an unprivileged user): named with the system's reason.
+  {
+    Case c = bad_image("gray_input_unreadable", "secret.png", [](Dir p) { write_png(p); }, {"Permission denied"});
+    c.setup = [](Dir d) {
+      good_inputs(d);
+      write_png(d / "in" / "secret.png");
+      share_with_everyone(d);
+      fs::permissions(d / "in" / "secret.png", fs::perms::none);
+    };
+    c.unprivileged = true;
+    cases.push_back(c);
+  }
+  {
+    Case c;
+    c.name = "gray_recursive_unreadable_subfolder";
+    c.setup = [](Dir d) {
+      good_inputs(d);
+      write_png(d / "in" / "locked" / "hidden.png");
+      share_with_everyone(d);
+      fs::permissions(d / "in" / "locked", fs::perms::none);
+    };
+    c.args = gray_args({"-r", "in", "-o", "out"});
+    c.exit_code = 1;
+    c.mentions = {"in/locked", "Permission denied"};
+    c.may_create = {"out/"};
+    c.unprivileged = true;
+    c.check = good_ones_converted;
+    cases.push_back(c);
+  }
+  {
+    Case c = refused("gray_input_folder_unreadable", {"in", "-o", "out"}, {"in", "Permission denied"});
+    c.setup = [](Dir d) {
+      good_inputs(d);
+      share_with_everyone(d);
+      fs::permissions(d / "in", fs::perms::none);
+    };
+    c.unprivileged = true;
+    cases.push_back(c);
+  }
+  {
+    Case c;
+    c.name = "gray_output_folder_unwritable";
+    c.setup = [](Dir d) {
+      good_inputs(d);
+      share_with_everyone(d);
+      fs::permissions(d / "out",
+                      fs::perms::owner_read | fs::perms::owner_exec | fs::perms::others_read | fs::perms::others_exec);
+    };
+    c.args = gray_args({"in", "-o", "out"});
+    c.exit_code = 1;
+    c.mentions = {"out/a.png", "Permission denied"};
+    c.unprivileged = true;
+    cases.push_back(c);
+  }
+
+  // Outputs that would replace an input or another output, --force or not.
+  cases.push_back(refused("gray_json_is_an_input", {"in", "-o", "out", "--json", "in/a.png", "--force"},
+                          {"--json", "in/a.png", "input"}));
+  cases.push_back(refused("gray_json_hard_link_to_input", {"in", "-o", "out", "--json", "hard.json", "--force"},
+                          {"--json", "hard.json", "input"},
+                          [](Dir d) { fs::create_hard_link(d / "in" / "a.png", d / "hard.json"); }));
+  cases.push_back(refused("gray_json_symlink_to_input", {"in", "-o", "out", "--json", "link.json", "--force"},
+                          {"--json", "link.json", "symbolic link"},
+                          [](Dir d) { fs::create_symlink("in/a.png", d / "link.json"); }));
+  cases.push_back(refused("gray_json_symlink_allowed_still_not_input",
+                          {"in", "-o", "out", "--json", "link.json", "--force", "--allow-special-outputs"},
+                          {"--json", "link.json", "input"},
+                          [](Dir d) { fs::create_symlink("in/a.png", d / "link.json"); }));
+  cases.push_back(refused("gray_json_dev_null_forced", {"in", "-o", "out", "--json", "/dev/null", "--force"},
+                          {"--json", "/dev/null", "character device", "--allow-special-outputs"}));
+  cases.push_back(refused("gray_trace_dev_stdout_forced", {"in", "-o", "out", "--trace", "/dev/stdout", "--force"},
+                          {"--trace", "/dev/stdout"}));
+  cases.push_back(refused("gray_gantt_fifo_forced", {"in", "-o", "out", "--gantt", "g.fifo", "--force"},
+                          {"--gantt", "g.fifo", "FIFO"},
+                          [](Dir d) { ASSERT_EQ(::mkfifo((d / "g.fifo").c_str(), 0644), 0); }));
+  cases.push_back(refused("gray_json_is_an_image_output", {"in", "-o", "out", "--json", "out/a.png"},
+                          {"--json", "out/a.png", "both name"}));
+  cases.push_back(refused("gray_trace_and_gantt_one_file",
+                          {"in", "-o", "out", "--trace", "t.json", "--gantt", "./t.json"},
+                          {"--trace", "--gantt", "both name"}));
+  cases.push_back(refused("gray_outputs_meet_through_folder_link",
+                          {"in", "-o", "out", "--trace", "real/t.json", "--json", "alias/t.json"}, {"both name"},
+                          [](Dir d) {
+                            fs::create_directories(d / "real");
+                            fs::create_directory_symlink("real", d / "alias");
+                          }));
+  cases.push_back(refused("gray_existing_output_without_force", {"in", "-o", "out"}, {"out/a.png", "--force"},
+                          [](Dir d) { write_png(d / "out" / "a.png", 5, 5); }));
+  cases.push_back(refused("gray_output_image_is_symlink_forced", {"in", "-o", "out", "--force"},
+                          {"out/a.png", "symbolic link"}, [](Dir d) {
+                            write_text(d / "keep.txt", "precious\n");
+                            fs::create_symlink("../keep.txt", d / "out" / "a.png");
+                          }));
+  cases.push_back(refused("gray_two_inputs_one_output", {"in/a.png", "other/a.jpg", "-o", "out"},
+                          {"in/a.png", "other/a.jpg", "out/a.png"}, [](Dir d) { write_jpeg(d / "other" / "a.jpg"); }));
+  cases.push_back(refused("gray_output_folder_is_input_folder", {"in", "-o", "in", "--force"}, {"in/a.png", "input"}));
+  cases.push_back(refused("gray_output_folder_is_a_file", {"in", "-o", "in/a.png"}, {"-o", "in/a.png"}));
+
+  // Options.
+  cases.push_back(refused("gray_format_unknown", {"in", "-o", "out", "--format", "gif"}, {"--format", "gif"}));
+  cases.push_back(refused("gray_quality_out_of_range", {"in", "-o", "out", "--quality", "0"}, {"--quality"}));
+  cases.push_back(refused("gray_quality_not_a_number", {"in", "-o", "out", "--quality", "high"}, {"--quality"}));
+  cases.push_back(refused("gray_compression_nan", {"in", "-o", "out", "--compression", "nan"}, {"--compression"}));
+  cases.push_back(refused("gray_threads_negative", {"in", "-o", "out", "--threads", "-3"}, {"--threads"}));
+  cases.push_back(refused("gray_option_unknown", {"in", "-o", "out", "--colour", "red"}, {"--colour"}));
+  cases.push_back(refused("gray_json_empty_name", {"in", "-o", "out", "--json", ""}, {"--json", "''"}));
+  {
+    Case c = refused("gray_backend_unknown", {}, {"--backend", "tpu"});
+    c.args = {"gray", "in", "-o", "out", "--backend", "tpu"};
+    cases.push_back(c);
+  }
+  cases.push_back(refused("gray_no_output_folder", {"in"}, {"--output-dir"}));
+
+  // A name that is not UTF-8 is written into the JSON (replaced), not a failure after the work.
+  {
+    Case c;
+    c.name = "gray_json_with_a_non_utf8_file_name";
+    c.setup = [](Dir d) { write_png(d / "in" / "caf\xe9.png"); };
+    c.args = gray_args({"in", "-o", "out", "--json", "r.json"});
+    c.exit_code = 0;
+    c.may_create = {"out", "r.json"};
+    c.check = [](Dir d, const RunResult&) {
+      expect_valid_image(d / "out" / "caf\xe9.png");
+      std::ifstream in(d / "r.json");
+      std::stringstream s;
+      s << in.rdbuf();
+      nlohmann::json j;
+      ASSERT_NO_THROW(j = nlohmann::json::parse(s.str())) << s.str();
+      EXPECT_NE(s.str().find("caf\xef\xbf\xbd.png"), std::string::npos) << "U+FFFD in place of the bad byte";
+    };
+    cases.push_back(c);
+  }
+  // Standard output that cannot be written: exit 1, said.
+  {
+    Case c;
+    c.name = "gray_json_to_a_full_standard_output";
+    c.setup = good_inputs;
+    c.args = gray_args({"in", "-o", "out", "--json", "-"});
+    c.exit_code = 1;
+    c.mentions = {"standard output", "No space left"};
+    c.may_create = {"out/"};
+    c.stdout_path = "/dev/full";
+    cases.push_back(c);
+  }
+  {
+    Case c = cases.back();
+    c.name = "gray_summary_to_a_full_standard_output";
+    c.args = {"gray", "in", "-o", "out", "--backend", "host", "--threads", "2"};
+    cases.push_back(c);
+  }
+  // A full disk: the files that fit are complete, the others named with the reason.
+  {
+    Case c;
+    c.name = "gray_output_disk_full";
+    c.setup = [](Dir d) {
+      for (int i = 0; i < 4; ++i) write_png(d / "in" / ("big" + std::to_string(i) + ".png"), 160 + i, 160);
+      mount_small_tmpfs(d / "small", 48 << 10);
+    };
+    c.args = gray_args({"in", "-o", "small/out", "--compression", "0"});
+    c.exit_code = 1;
+    c.mentions = {"small/out/", "No space left on device"};
+    c.may_create = {"small/out"};
+    c.check = [](Dir d, const RunResult&) {
+      for (const auto& f : files_under(d / "small" / "out")) expect_valid_image(f);
+    };
+    cases.push_back(c);
+  }
+  return cases;
+}
+
+}  // namespace streampipe::testing

@@ -1,0 +1,149 @@
+// SPDX-License-Identifier: Apache-2.0
+// The corpus's `life` cases: broken and hostile patterns, inputs that are not files,
+// outputs that would replace the pattern or a frame, bad numbers, and the memory a long run
+// may use when nobody asked for every generation's population.
+#include "bad_inputs.hpp"
+#include "corpus.hpp"
+
+#include <gtest/gtest.h>
+
+#include <sys/stat.h>
+
+namespace streampipe::testing {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+using Dir = const fs::path&;
+
+void patterns(Dir d) {
+  write_text(d / "glider.rle", "#N Glider\nx = 3, y = 3, rule = B3/S23\nbob$2bo$3o!\n");
+  write_text(d / "earlier.csv", "generation,universe0\n0,5\n");  // an earlier output
+}
+
+std::vector<std::string> life(std::vector<std::string> args) {
+  args.insert(args.begin(), {"life", "--backend", "host"});
+  return args;
+}
+
+Case refused(std::string name, std::vector<std::string> args, std::vector<std::string> mentions,
+             std::function<void(Dir)> extra_setup = {}) {
+  Case c;
+  c.name = std::move(name);
+  c.setup = [extra_setup](Dir d) {
+    patterns(d);
+    if (extra_setup) extra_setup(d);
+  };
+  c.args = life(std::move(args));
+  c.exit_code = 2;
+  c.mentions = std::move(mentions);
+  return c;
+}
+
+}  // namespace
+
+std::vector<Case> life_cases() {
+  std::vector<Case> cases;
+  // Patterns.
+  cases.push_back(refused("life_pattern_corrupt", {"-p", "bad.rle"}, {"bad.rle:2"},
+                          [](Dir d) { write_text(d / "bad.rle", "x = 3, y = 3\nbob$2bq$3o!\n"); }));
+  cases.push_back(refused("life_pattern_missing", {"-p", "nothing.rle"}, {"nothing.rle"}));
+  cases.push_back(refused("life_pattern_empty_file", {"-p", "empty.rle"}, {"empty.rle"},
+                          [](Dir d) { write_text(d / "empty.rle", ""); }));
+  cases.push_back(refused("life_pattern_fifo", {"-p", "pipe.rle"}, {"pipe.rle", "FIFO"},
+                          [](Dir d) { ASSERT_EQ(::mkfifo((d / "pipe.rle").c_str(), 0644), 0); }));
+  cases.push_back(refused("life_pattern_device", {"-p", "/dev/zero"}, {"/dev/zero", "character device"}));
+  {
+    Case c = refused("life_pattern_huge_header", {"-p", "huge.rle", "--size", "64x64"}, {"huge.rle"}, [](Dir d) {
+      write_text(d / "huge.rle", "x = 2000000000, y = 2000000000, rule = B3/S23\n2000000000o!\n");
+    });
+    c.address_space_limit = std::uint64_t{4} << 30;
+    cases.push_back(c);
+  }
+  cases.push_back(
+      refused("life_pattern_larger_than_board", {"-p", "glider.rle", "--size", "2x2"}, {"glider.rle", "does not fit"}));
+  {
+    Case c = refused("life_pattern_unreadable", {"-p", "glider.rle"}, {"glider.rle", "Permission denied"});
+    c.setup = [](Dir d) {
+      patterns(d);
+      share_with_everyone(d);
+      fs::permissions(d / "glider.rle", fs::perms::none);
+    };
+    c.unprivileged = true;
+    cases.push_back(c);
+  }
+
+  // Outputs against the pattern, earlier outputs, frames and special files.
+  cases.push_back(refused("life_population_is_the_pattern",
+                          {"-p", "glider.rle", "--population", "glider.rle", "--force"},
+                          {"--population", "glider.rle", "input"}));
+  cases.push_back(refused("life_json_is_the_pattern_through_a_link",
+                          {"-p", "glider.rle", "--json", "alias.rle", "--force", "--allow-special-outputs"},
+                          {"--json", "alias.rle", "input"},
+                          [](Dir d) { fs::create_symlink("glider.rle", d / "alias.rle"); }));
+  cases.push_back(refused("life_population_exists_without_force", {"-g", "3", "--population", "earlier.csv"},
+                          {"--population", "earlier.csv", "--force"}));
+  cases.push_back(refused("life_json_dev_stdout_forced", {"-g", "3", "--json", "/dev/stdout", "--force"},
+                          {"--json", "/dev/stdout", "symbolic link"}));
+  cases.push_back(
+      refused("life_population_is_a_frame",
+              {"-g", "4", "--snapshot-every", "2", "-o", "frames", "--population", "frames/life-u0-g000002.png"},
+              {"--population", "frame"}));
+  cases.push_back(refused("life_frame_exists_without_force", {"-g", "4", "--snapshot-every", "2", "-o", "frames"},
+                          {"-o frames", "life-u0-g000004.png"},
+                          [](Dir d) { write_png(d / "frames" / "life-u0-g000004.png", 4, 4); }));
+  cases.push_back(refused("life_frame_is_a_symlink_forced",
+                          {"-g", "4", "--snapshot-every", "2", "-o", "frames", "--force"},
+                          {"life-u0-g000002.png", "symbolic link"}, [](Dir d) {
+                            fs::create_directories(d / "frames");
+                            fs::create_symlink("../earlier.csv", d / "frames" / "life-u0-g000002.png");
+                          }));
+
+  // Numbers and names.
+  cases.push_back(refused("life_size_not_wxh", {"--size", "10"}, {"--size"}));
+  cases.push_back(refused("life_size_without_cells", {"--size", "0x5"}, {"--size"}));
+  cases.push_back(refused("life_size_no_board_can_have", {"--size", "4294967295x4294967295"}, {"--size", "too large"}));
+  cases.push_back(refused("life_density_nan", {"--density", "nan"}, {"--density", "nan"}));
+  cases.push_back(refused("life_density_infinite", {"--density", "inf"}, {"--density"}));
+  cases.push_back(refused("life_density_negative", {"--density", "-0.5"}, {"--density"}));
+  cases.push_back(refused("life_fps_nan", {"--fps", "nan"}, {"--fps", "nan"}));
+  cases.push_back(refused("life_generations_negative", {"-g", "-5"}, {"--generations"}));
+  cases.push_back(refused("life_universes_zero", {"-u", "0"}, {"--universes"}));
+  cases.push_back(refused("life_kernel_unknown", {"--kernel", "warp"}, {"--kernel", "warp"}));
+  cases.push_back(
+      refused("life_offset_outside", {"-p", "glider.rle", "--size", "8x8", "--offset", "9,0"}, {"--offset"}));
+  cases.push_back(refused("life_snapshots_without_folder", {"--snapshot-every", "2"}, {"--snapshot-every"}));
+  cases.push_back(refused("life_json_empty_name", {"--json", ""}, {"--json", "''"}));
+
+  // Population to a standard output that cannot take it.
+  {
+    Case c;
+    c.name = "life_population_to_a_full_standard_output";
+    c.setup = patterns;
+    c.args = life({"-g", "3", "--population", "-"});
+    c.exit_code = 1;
+    c.mentions = {"standard output"};
+    c.stdout_path = "/dev/full";
+    cases.push_back(c);
+  }
+  // A long run keeps no per-generation population nobody asked for: its peak memory is that
+  // of a short one (the log of 4 million generations alone would be 32 MB).
+  {
+    Case c;
+    c.name = "life_long_run_memory_stays_flat";
+    c.setup = patterns;
+    c.args = life({"--size", "3x3", "-g", "4000000"});
+    c.exit_code = 0;
+    c.check = [](Dir d, const RunResult& r) {
+      const RunResult short_run = run_cli({"life", "--backend", "host", "--size", "3x3", "-g", "10"}, d);
+      ASSERT_EQ(short_run.exit_code, 0) << short_run.describe();
+      EXPECT_LT(r.max_rss_kib, short_run.max_rss_kib + 16 * 1024)
+          << "long run " << r.max_rss_kib << " KiB, short run " << short_run.max_rss_kib << " KiB";
+    };
+    cases.push_back(c);
+  }
+  return cases;
+}
+
+}  // namespace streampipe::testing

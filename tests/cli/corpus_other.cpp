@@ -1,0 +1,138 @@
+// SPDX-License-Identifier: Apache-2.0
+// The corpus's cases for mandelbrot, info, bench, serve-bench, demo and the top level:
+// numbers that are not finite, outputs that are special files, full standard outputs.
+#include "bad_inputs.hpp"
+#include "corpus.hpp"
+
+#include <gtest/gtest.h>
+
+#include <sys/stat.h>
+
+namespace streampipe::testing {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+using Dir = const fs::path&;
+
+void earlier_outputs(Dir d) {
+  write_text(d / "earlier.json", "{\"an\": \"earlier output\"}\n");
+  write_png(d / "renders" / "earlier.png", 8, 8);
+}
+
+Case refused(std::string name, std::vector<std::string> args, std::vector<std::string> mentions,
+             std::function<void(Dir)> extra_setup = {}) {
+  Case c;
+  c.name = std::move(name);
+  c.setup = [extra_setup](Dir d) {
+    earlier_outputs(d);
+    if (extra_setup) extra_setup(d);
+  };
+  c.args = std::move(args);
+  c.exit_code = 2;
+  c.mentions = std::move(mentions);
+  return c;
+}
+
+std::vector<std::string> mandelbrot(std::vector<std::string> args) {
+  args.insert(args.begin(), {"mandelbrot", "--backend", "host", "--size", "24x16", "-i", "50"});
+  return args;
+}
+
+}  // namespace
+
+std::vector<Case> other_cases() {
+  std::vector<Case> cases;
+  // mandelbrot: numbers.
+  cases.push_back(
+      refused("mandelbrot_width_nan", mandelbrot({"--center", "0,0", "--width", "nan"}), {"--width", "nan"}));
+  cases.push_back(refused("mandelbrot_width_infinite", mandelbrot({"--center", "0,0", "--width", "inf"}), {"--width"}));
+  cases.push_back(refused("mandelbrot_width_negative", mandelbrot({"--center", "0,0", "--width", "-2"}), {"--width"}));
+  cases.push_back(refused("mandelbrot_width_without_center", mandelbrot({"--width", "2"}), {"--width", "--center"}));
+  cases.push_back(refused("mandelbrot_region_nan", mandelbrot({"--region", "-2,1,nan,1"}), {"--region", "nan"}));
+  cases.push_back(refused("mandelbrot_center_infinite", mandelbrot({"--center", "inf,0"}), {"--center", "inf"}));
+  cases.push_back(refused("mandelbrot_size_not_wxh", mandelbrot({"--size", "12"}), {"--size"}));
+  cases.push_back(refused("mandelbrot_iterations_zero", mandelbrot({"-i", "0"}), {"--iterations"}));
+  cases.push_back(
+      refused("mandelbrot_precision_unknown", mandelbrot({"--precision", "half"}), {"--precision", "half"}));
+  cases.push_back(refused("mandelbrot_image_name_with_folder", mandelbrot({"--image", "sub/m.png"}), {"--image"}));
+  // mandelbrot: outputs.
+  cases.push_back(refused("mandelbrot_image_is_dev_null_forced",
+                          mandelbrot({"-o", "/dev", "--image", "null", "--force"}),
+                          {"--image", "/dev/null", "character device"}));
+  cases.push_back(refused("mandelbrot_json_symlink_forced", mandelbrot({"--no-image", "--json", "l.json", "--force"}),
+                          {"--json", "l.json", "symbolic link"},
+                          [](Dir d) { fs::create_symlink("earlier.json", d / "l.json"); }));
+  cases.push_back(refused("mandelbrot_image_exists_without_force",
+                          mandelbrot({"-o", "renders", "--image", "earlier.png"}),
+                          {"--image", "renders/earlier.png", "--force"}));
+  cases.push_back(
+      refused("mandelbrot_output_folder_is_a_file", mandelbrot({"-o", "earlier.json"}), {"-o", "earlier.json"}));
+  {
+    Case c;
+    c.name = "mandelbrot_json_into_a_full_device";
+    c.setup = earlier_outputs;
+    c.args = mandelbrot({"--no-image", "--json", "/dev/full", "--allow-special-outputs"});
+    c.exit_code = 1;
+    c.mentions = {"/dev/full", "No space left"};
+    c.check = [](Dir, const RunResult&) {
+      struct stat st {};
+      ASSERT_EQ(::stat("/dev/full", &st), 0);
+      EXPECT_TRUE(S_ISCHR(st.st_mode)) << "/dev/full is no longer a device";
+    };
+    cases.push_back(c);
+  }
+  {
+    Case c;
+    c.name = "mandelbrot_json_into_dev_null_allowed";
+    c.setup = earlier_outputs;
+    c.args = mandelbrot({"--no-image", "--json", "/dev/null", "--allow-special-outputs"});
+    c.exit_code = 0;
+    c.check = [](Dir, const RunResult&) {
+      struct stat st {};
+      ASSERT_EQ(::stat("/dev/null", &st), 0);
+      EXPECT_TRUE(S_ISCHR(st.st_mode)) << "/dev/null is no longer a device";
+    };
+    cases.push_back(c);
+  }
+
+  // info, bench, serve-bench, demo.
+  cases.push_back(refused("info_runs_zero", {"info", "--runs", "0"}, {"--runs"}));
+  cases.push_back(refused("info_size_not_a_number", {"info", "--size-mib", "lots"}, {"--size-mib"}));
+  cases.push_back(refused("info_json_exists_without_force", {"info", "--no-measure", "--json", "earlier.json"},
+                          {"--json", "earlier.json", "--force"}));
+  {
+    Case c;
+    c.name = "info_to_a_full_standard_output";
+    c.setup = earlier_outputs;
+    c.args = {"info", "--no-measure"};
+    c.exit_code = 1;
+    c.mentions = {"standard output", "No space left"};
+    c.stdout_path = "/dev/full";
+    cases.push_back(c);
+  }
+  cases.push_back(refused("bench_unknown_benchmark", {"bench", "frobnicate"}, {"frobnicate"}));
+  cases.push_back(refused("bench_runs_zero", {"bench", "streams", "--runs", "0"}, {"--runs"}));
+  cases.push_back(refused("serve_bench_json_and_svg_one_file",
+                          {"serve-bench", "--backend", "host", "--json", "s.out", "--svg", "s.out"},
+                          {"--json", "--svg", "both name"}));
+  cases.push_back(refused("demo_output_folder_is_a_file", {"demo", "-o", "earlier.json"}, {"-o", "earlier.json"}));
+
+  // The top level.
+  cases.push_back(refused("top_no_command", {}, {"subcommand"}));
+  cases.push_back(refused("top_unknown_command", {"frobnicate"}, {"frobnicate"}));
+  {
+    Case c;
+    c.name = "top_help_to_a_full_standard_output";
+    c.setup = earlier_outputs;
+    c.args = {"--help"};
+    c.exit_code = 1;
+    c.mentions = {"standard output"};
+    c.stdout_path = "/dev/full";
+    cases.push_back(c);
+  }
+  return cases;
+}
+
+}  // namespace streampipe::testing
