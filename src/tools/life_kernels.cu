@@ -1,13 +1,19 @@
 // SPDX-License-Identifier: Apache-2.0
 // The three Life kernels and their helpers. Every kernel wraps toroidally and handles any
 // width and height >= 1 (tiles and words that run past the edge are clipped or masked).
+// The bit-packed one advances up to 8 generations per launch (life_temporal.hpp).
 
 #include "life_kernels.hpp"
 
+#include "life_temporal_step.hpp"
 #include "streampipe/cuda/launch.hpp"
 #include "streampipe/tools/life_bitpacked.hpp"
 
+#include <algorithm>
+#include <bit>
+#include <optional>
 #include <stdexcept>
+#include <utility>
 
 namespace streampipe::tools::life::detail {
 namespace {
@@ -56,36 +62,54 @@ __global__ void shared_kernel(const std::uint8_t* __restrict__ in, std::uint8_t*
   out[std::size_t{y} * width + x] = (n == 3 || (n == 2 && tile[ty][tx] != 0)) ? 1 : 0;
 }
 
-// ---- 3. bit-packed: 64 cells per word, bit-sliced adders -------------------------------
+// ---- 3. bit-packed: 64 cells per word, K generations per launch --------------------------
+// (life_temporal_step.hpp: one warp's work, shared with the host emulation)
 
-template <unsigned Rows>
-__global__ void __launch_bounds__(256) bitpacked_kernel(const std::uint64_t* __restrict__ in,
-                                                        std::uint64_t* __restrict__ out, std::uint32_t width,
-                                                        std::uint32_t height, std::uint32_t nw,
-                                                        std::uint32_t strips) {
-  // 32-bit index arithmetic (the launcher checks that nw x strips fits): a 64-bit
-  // division costs a long subroutine per thread.
-  const std::uint32_t t = blockIdx.x * blockDim.x + threadIdx.x;
-  if (t >= nw * strips) return;
-  const std::uint32_t k = t % nw;
-  const std::uint32_t strip = t / nw;
-  const std::uint32_t y0 = strip * Rows;
-  const std::uint32_t rows = min(Rows, height - y0);
-  const bitpacked::WordEdges e = bitpacked::word_edges(k, nw, width);
-  const auto sums = [&](std::uint32_t y) {
-    const std::uint64_t* row = in + std::size_t{y} * nw;
-    return bitpacked::row_sums(__ldg(row + k), __ldg(row + e.kl), __ldg(row + e.kr), e);
-  };
-  bitpacked::RowSums above = sums(y0 == 0 ? height - 1 : y0 - 1);
-  bitpacked::RowSums mid = sums(y0);
-#pragma unroll 4
-  for (std::uint32_t i = 0; i < rows; ++i) {
-    const std::uint32_t y = y0 + i;
-    const std::uint32_t yb = y + 1 == height ? 0 : y + 1;
-    const bitpacked::RowSums below = sums(yb);
-    out[std::size_t{y} * nw + k] = bitpacked::next_word(above, mid, below) & e.mask;
-    above = mid;
-    mid = below;
+struct DeviceWarp {
+  using U = std::uint32_t;
+  __device__ static Lanes<U> setup(const TemporalPlan& p, std::uint32_t column) {
+    const LaneSetup s = lane_setup(p, column, threadIdx.x & 31u);
+    return {s.word, s.west_src, s.east_src, s.useful, s.mask_lo, s.mask_hi, s.send_shift, s.send_shift2, s.fix_lo,
+            s.fix_hi};
+  }
+  __device__ static U shfl(U v, U src) { return __shfl_sync(0xffffffffu, v, static_cast<int>(src)); }
+  __device__ static Pair<U> load(const std::uint64_t* row, const Lanes<U>& l) {
+    const uint2 v = __ldg(reinterpret_cast<const uint2*>(row) + l.word);
+    return {v.x, v.y};
+  }
+  __device__ static void store(std::uint64_t* row, const Lanes<U>& l, const Pair<U>& v) {
+    if (l.useful != 0) reinterpret_cast<uint2*>(row)[l.word] = make_uint2(v.lo, v.hi);
+  }
+  __device__ static void add_count(unsigned long long* counter, U v) {
+    for (int offset = 16; offset > 0; offset /= 2) v += __shfl_xor_sync(0xffffffffu, v, offset);
+    if ((threadIdx.x & 31u) == 0 && v != 0) atomicAdd(counter, static_cast<unsigned long long>(v));
+  }
+};
+
+template <int K, bool Masked, bool Count>
+__global__ void __launch_bounds__(kTemporalBlockThreads, temporal_min_blocks(K))
+    temporal_kernel(TemporalPlan plan, const std::uint64_t* __restrict__ in, std::uint64_t* __restrict__ out,
+                    unsigned long long* counts) {
+  const std::uint32_t warp = (blockIdx.x * kTemporalBlockThreads + threadIdx.x) / 32;
+  if (warp >= plan.warps) return;  // whole warps: the block size is a multiple of 32
+  advance_warp<K, Masked, Count, DeviceWarp>(plan, in, out, counts, warp);
+}
+
+using TemporalKernel = void (*)(TemporalPlan, const std::uint64_t*, std::uint64_t*, unsigned long long*);
+
+template <int K>
+TemporalKernel temporal_variant(bool masked, bool count) {
+  if (masked) return count ? temporal_kernel<K, true, true> : temporal_kernel<K, true, false>;
+  return count ? temporal_kernel<K, false, true> : temporal_kernel<K, false, false>;
+}
+
+TemporalKernel temporal_variant(unsigned k, bool masked, bool count) {
+  switch (k) {
+    case 1: return temporal_variant<1>(masked, count);
+    case 2: return temporal_variant<2>(masked, count);
+    case 4: return temporal_variant<4>(masked, count);
+    case 8: return temporal_variant<8>(masked, count);
+    default: throw std::invalid_argument("generations per launch must be 1, 2, 4 or 8");
   }
 }
 
@@ -162,23 +186,44 @@ void step_shared(StreamRef stream, const std::uint8_t* in, std::uint8_t* out, st
   launch(stream, tiles(stream.device(), width, height, kTileX, kTileY), shared_kernel, in, out, width, height);
 }
 
-void step_bitpacked(StreamRef stream, const std::uint64_t* in, std::uint64_t* out, std::uint32_t width,
-                    std::uint32_t height, unsigned rows_per_thread) {
-  const std::uint32_t nw = bitpacked::words_per_row(width);
-  const auto run = [&](auto kernel, unsigned rows) {
-    const std::uint32_t strips = (height + rows - 1) / rows;
-    if (std::uint64_t{nw} * strips >= (std::uint64_t{1} << 32) - 256)
-      throw std::invalid_argument("board too large for the bit-packed kernel's 32-bit thread index");
-    const auto cfg = LaunchConfig::for_elements(stream.device(), std::uint64_t{nw} * strips, 256);
-    launch(stream, cfg, kernel, in, out, width, height, nw, strips);
-  };
-  switch (rows_per_thread) {
-    case 4: run(bitpacked_kernel<4>, 4); break;
-    case 8: run(bitpacked_kernel<8>, 8); break;
-    case 16: run(bitpacked_kernel<16>, 16); break;
-    case 32: run(bitpacked_kernel<32>, 32); break;
-    default: throw std::invalid_argument("rows per thread must be 4, 8, 16 or 32");
+ResidentWarps bitpacked_resident_warps(const Device& device) {
+  const CurrentDeviceGuard on_device(device);
+  ResidentWarps warps{};
+  for (unsigned i = 0; i < warps.size(); ++i) {
+    int blocks = 0;
+    // The variant with the most registers: the others fit at least as many blocks.
+    SP_CUDA_CHECK(cudaOccupancyMaxActiveBlocksPerMultiprocessor(
+        &blocks, reinterpret_cast<const void*>(temporal_variant(1u << i, true, true)),
+        static_cast<int>(kTemporalBlockThreads), 0));
+    warps[i] = static_cast<std::uint32_t>(std::max(blocks, 1)) * (kTemporalBlockThreads / 32) *
+               static_cast<std::uint32_t>(device.multiprocessors());
   }
+  return warps;
+}
+
+std::uint64_t step_bitpacked(StreamRef stream, std::uint64_t* a, std::uint64_t* b, const BitpackedShape& shape,
+                             std::uint64_t generations, unsigned long long* counts) {
+  const unsigned most = temporal_generations(shape.width, shape.generations_per_launch);
+  const bool masked = shape.width % 64 != 0;
+  std::optional<TemporalPlan> plans[4];  // by log2 of the launch's generations
+  std::uint64_t launches = 0;
+  for (std::uint64_t done = 0; done < generations; ++launches) {
+    const unsigned k = launch_generations(generations - done, most);
+    auto& plan = plans[std::countr_zero(k)];
+    if (!plan)
+      plan = plan_temporal(shape.width, shape.height, shape.universes, shape.resident_warps[std::countr_zero(k)], k,
+                           shape.strip_rows);
+    LaunchConfig cfg;
+    cfg.block = dim3(kTemporalBlockThreads, 1, 1);
+    cfg.grid = dim3(static_cast<unsigned>((std::uint64_t{plan->warps} * 32 + kTemporalBlockThreads - 1) /
+                                          kTemporalBlockThreads),
+                    1, 1);
+    launch(stream, cfg, temporal_variant(k, masked, counts != nullptr), *plan, a, b,
+           counts != nullptr ? counts + done * shape.universes : nullptr);
+    std::swap(a, b);
+    done += k;
+  }
+  return launches;
 }
 
 void pack(StreamRef stream, const std::uint8_t* bytes, std::uint64_t* words, std::uint32_t width,

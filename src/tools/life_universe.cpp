@@ -2,6 +2,7 @@
 #include "streampipe/tools/life_universe.hpp"
 
 #include "life_kernels.hpp"
+#include "life_temporal.hpp"
 #include "streampipe/cuda/error.hpp"
 #include "streampipe/tools/life_bitpacked.hpp"
 #include "streampipe/tools/life_random.hpp"
@@ -43,7 +44,7 @@ DeviceUniverse::DeviceUniverse(const Device& device, std::uint32_t width, std::u
   if (kernel_ == Kernel::bit_packed) {
     words_per_row_ = bitpacked::words_per_row(width);
     for (auto& b : words_) b = DeviceBuffer<std::uint64_t>(device, std::size_t{words_per_row_} * height);
-    set_rows_per_thread(0);
+    resident_warps_ = detail::bitpacked_resident_warps(device);
   } else {
     for (auto& b : bytes_) b = DeviceBuffer<std::uint8_t>(device, std::size_t{width} * height);
   }
@@ -54,16 +55,15 @@ std::size_t DeviceUniverse::state_bytes() const noexcept {
 }
 
 void DeviceUniverse::set_rows_per_thread(unsigned rows) {
-  if (rows == 0) {
-    // Enough threads to fill the GPU (about 2048 per SM) with the longest strips: longer
-    // strips reload fewer halo rows, more threads hide more latency.
-    const std::uint64_t want = std::uint64_t{2048} * static_cast<std::uint64_t>(device_.multiprocessors());
-    rows = 32;
-    while (rows > 4 && std::uint64_t{words_per_row_} * ((height_ + rows - 1) / rows) < want) rows /= 2;
-  }
-  if (rows != 4 && rows != 8 && rows != 16 && rows != 32)
-    throw std::invalid_argument(fmt::format("rows per thread must be 4, 8, 16 or 32, not {}", rows));
-  rows_per_thread_ = rows;
+  rows_per_thread_ = detail::checked_strip_rows(rows);
+}
+
+void DeviceUniverse::set_generations_per_launch(unsigned generations) {
+  generations_per_launch_ = detail::checked_generations_per_launch(generations);
+}
+
+unsigned DeviceUniverse::generations_per_launch() const {
+  return kernel_ == Kernel::bit_packed ? detail::temporal_generations(width_, generations_per_launch_) : 1;
 }
 
 void DeviceUniverse::upload(const Board& board) {
@@ -114,8 +114,10 @@ void DeviceUniverse::enqueue_step() {
       detail::step_shared(stream_.ref(), bytes_[current_].data(), bytes_[next].data(), width_, height_);
       break;
     case Kernel::bit_packed:
-      detail::step_bitpacked(stream_.ref(), words_[current_].data(), words_[next].data(), width_, height_,
-                             rows_per_thread_);
+      if (detail::step_bitpacked(stream_.ref(), words_[current_].data(), words_[next].data(),
+                                 {width_, height_, 1, resident_warps_, generations_per_launch_, rows_per_thread_}, 1,
+                                 nullptr) != 1)
+        throw std::logic_error("one generation took other than one launch");
       break;
   }
   current_ = next;
@@ -142,6 +144,21 @@ void DeviceUniverse::step(std::uint64_t generations, bool record_population) {
                                     cudaMemcpyDeviceToDevice, stream_.handle()));
     stream_.synchronize();
     counts_ = std::move(bigger);
+  }
+  if (kernel_ == Kernel::bit_packed && !timing_) {
+    // Several generations per launch, the populations counted by the same launches.
+    unsigned long long* counts = nullptr;
+    if (record_population) {
+      counts = reinterpret_cast<unsigned long long*>(counts_.data() + logged_);
+      SP_CUDA_CHECK(cudaMemsetAsync(counts, 0, generations * sizeof(std::uint64_t), stream_.handle()));
+      logged_ += generations;
+    }
+    const detail::BitpackedShape shape{width_, height_, 1, resident_warps_, generations_per_launch_,
+                                       rows_per_thread_};
+    const std::uint64_t launches = detail::step_bitpacked(stream_.ref(), words_[current_].data(),
+                                                          words_[1 - current_].data(), shape, generations, counts);
+    if (launches % 2 == 1) current_ = 1 - current_;
+    return;
   }
   for (std::uint64_t g = 0; g < generations; ++g) {
     if (!timing_) {

@@ -52,16 +52,64 @@ TEST(LifeGpu, BitPackedStripLengthsAllAgree) {
   SP_REQUIRE_GPU();
   const Device gpu(0);
   const Board start = random_board(200, 101, 0.4, 5);
-  const Board want = advance_host(start, 9, 0);
-  for (unsigned rows : {4u, 8u, 16u, 32u}) {
+  const Board want = advance_host(start, 19, 0);
+  for (unsigned rows : {1u, 3u, 4u, 8u, 16u, 32u, 100u, 101u, 5000u}) {
     DeviceUniverse u(gpu, 200, 101, Kernel::bit_packed);
     u.set_rows_per_thread(rows);
     u.upload(start);
-    u.step(9);
+    u.step(19);
     EXPECT_EQ(u.download(), want) << rows << " rows per thread";
   }
   DeviceUniverse u(gpu, 8, 8, Kernel::bit_packed);
-  EXPECT_THROW(u.set_rows_per_thread(3), std::invalid_argument);
+  EXPECT_THROW(u.set_rows_per_thread(65537), std::invalid_argument);
+  EXPECT_THROW(u.set_generations_per_launch(3), std::invalid_argument);
+}
+
+TEST(LifeGpu, BitPackedEveryGenerationsPerLaunchMatchesWithPopulations) {
+  // 1, 2, 4 and 8 generations per launch (19 = 8 + 8 + 2 + 1 launches of the default), on
+  // rows held whole by a warp and rows split into warp columns with halos (> 32 words),
+  // partial last words included; the populations counted inside the launches.
+  SP_REQUIRE_GPU();
+  const Device gpu(0);
+  std::vector<Size> sizes(std::begin(kSizes), std::end(kSizes));
+  for (const Size s : {Size{2048, 33}, {2049, 17}, {2113, 9}, {4100, 21}, {64 * 61 + 3, 7}, {64 * 92 + 1, 5}})
+    sizes.push_back(s);
+  for (const auto& [w, h] : sizes)
+    for (const unsigned k : {0u, 1u, 2u, 4u, 8u}) {
+      const Board start = random_board(w, h, 0.35, w * 7u + h);
+      DeviceUniverse u(gpu, w, h, Kernel::bit_packed);
+      u.set_generations_per_launch(k);
+      if (k != 0) {
+        EXPECT_LE(u.generations_per_launch(), k);
+      }
+      u.upload(start);
+      u.step(19, true);
+      const auto log = u.populations();
+      ASSERT_EQ(log.size(), 19u);
+      Board want = start;
+      for (std::size_t g = 0; g < log.size(); ++g) {
+        want = advance_host(want, 1, 1);
+        ASSERT_EQ(log[g], want.population()) << w << "x" << h << " generation " << g + 1 << ", " << k << " per launch";
+      }
+      ASSERT_EQ(u.download(), want) << w << "x" << h << ", " << k << " per launch";
+    }
+}
+
+TEST(LifeGpu, BitPackedThousandsOfGenerationsOnARandomBoard) {
+  SP_REQUIRE_GPU();
+  const Board start = random_board(1000, 999, 0.3, 42);
+  DeviceUniverse u(Device(0), 1000, 999, Kernel::bit_packed);
+  EXPECT_EQ(u.generations_per_launch(), 8u);
+  u.upload(start);
+  u.step(2003);
+  // The packed host step (itself checked against the byte reference) is the reference.
+  auto words = bitpacked::pack_host(start);
+  std::vector<std::uint64_t> next;
+  for (int g = 0; g < 2003; ++g) {
+    bitpacked::step_host(words, next, 1000, 999);
+    std::swap(words, next);
+  }
+  EXPECT_EQ(u.download(), bitpacked::unpack_host(words, 1000, 999));
 }
 
 TEST(LifeGpu, DeviceRandomFillIsTheHostBoard) {

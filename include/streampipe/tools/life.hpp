@@ -18,7 +18,8 @@ struct Board {
   std::uint32_t height = 0;
   std::vector<std::uint8_t> cells;  // height rows of width bytes, each 0 or 1
 
-  // All dead. Throws std::invalid_argument for an empty or absurdly large size.
+  // All dead. Throws std::invalid_argument for an empty or absurdly large size,
+  // io::AllocationError (a std::bad_alloc naming the size) when memory runs out.
   [[nodiscard]] static Board empty(std::uint32_t width, std::uint32_t height);
 
   [[nodiscard]] std::uint8_t at(std::uint32_t x, std::uint32_t y) const noexcept {

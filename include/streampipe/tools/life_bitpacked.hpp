@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
-// The bit-packed Life step, word by word: shared by the GPU kernel and a host version
-// (step_bitpacked_host) that tests the same logic without a GPU.
+// The bit-packed Life layout and its step word by word on the host (step_host: the
+// reference for the packed layout), and the GPU kernel's own code run on the host
+// (advance_tiled_host), so that its indexing is tested without a GPU.
 //
 // Layout: each row is words_per_row(width) 64-bit words; cell x lives in bit x % 64 of
 // word x / 64; bits past the width are always zero. For word k, the west neighbours of its
@@ -83,5 +84,23 @@ SP_LIFE_HD constexpr std::uint64_t next_word(const RowSums& above, const RowSums
 [[nodiscard]] Board unpack_host(const std::vector<std::uint64_t>& words, std::uint32_t width, std::uint32_t height);
 void step_host(const std::vector<std::uint64_t>& in, std::vector<std::uint64_t>& out, std::uint32_t width,
                std::uint32_t height);
+
+// The GPU kernel itself (several generations per launch, warps of 32 lanes; see
+// DeviceUniverse) run on the host: the same warp code compiled for a host "warp" whose
+// operations act on all 32 lanes, with the plan the GPU would use, so that CPU tests check
+// its tiling, shuffles, wrap and masking. Slow: for tests.
+struct TiledOptions {
+  unsigned generations_per_launch = 0;  // at most this many (1, 2, 4 or 8); 0: the most the board allows
+  std::uint32_t strip_rows = 0;         // rows each warp writes; 0: sized for resident_warps as on the GPU
+  std::uint32_t resident_warps = 1584;  // warps the GPU holds at once (an H100 at 8 generations per launch)
+  bool count_population = false;       // as the kernel does when populations are logged
+};
+// Advances `universes` packed boards of width x height, one after another in `words`,
+// by `generations`. With count_population returns the population of universe u after
+// generation g (from 0) at [g * universes + u]. Throws std::invalid_argument for a size
+// mismatch, std::logic_error when a launch writes an output word other than once.
+std::vector<std::uint64_t> advance_tiled_host(std::vector<std::uint64_t>& words, std::uint32_t width,
+                                              std::uint32_t height, std::uint32_t universes,
+                                              std::uint64_t generations, const TiledOptions& options = {});
 
 }  // namespace streampipe::tools::life::bitpacked

@@ -5,11 +5,14 @@
 //                  global memory (one byte per cell);
 //   shared_memory  a 32x8 tile plus a one-cell halo staged in shared memory, then
 //                  __syncthreads (one byte per cell);
-//   bit_packed     64 cells per 64-bit word; each thread walks a column of words down a
-//                  strip of rows, keeping three rows in registers, and counts neighbours
-//                  for 64 cells at once with bit-sliced full adders.
+//   bit_packed     64 cells per 64-bit word, up to 8 generations per launch: a warp holds
+//                  a strip of rows (plus 8 halo rows) one row at a time and carries each
+//                  row through every generation in registers, neighbours from the adjacent
+//                  lanes by shuffles, 64 cells counted at once with bit-sliced adders
+//                  (3-input logic operations); populations are counted in the same launch.
 // All three wrap toroidally and agree exactly with step_host for every board size.
-// Several universes on separate streams run concurrently. Enqueueing calls return at once;
+// Several universes on separate streams run concurrently; many of one size run faster as
+// one UniverseBatch (life_batch.hpp). Enqueueing calls return at once;
 // download(), populations() and synchronize() wait for this universe's stream only.
 
 #include "streampipe/cuda/device_buffer.hpp"
@@ -17,6 +20,7 @@
 #include "streampipe/cuda/stream.hpp"
 #include "streampipe/tools/life.hpp"
 
+#include <array>
 #include <cstdint>
 #include <optional>
 #include <string_view>
@@ -57,8 +61,16 @@ class DeviceUniverse {
   [[nodiscard]] std::uint64_t population();
   void synchronize() const { stream_.synchronize(); }
 
-  // Bit-packed kernel tuning: rows each thread walks (4, 8, 16 or 32). 0 picks from size.
+  // Bit-packed kernel tuning (other kernels ignore it). Rows each warp writes per launch
+  // (each of its threads walks them and the halo rows); 0 sizes the strips so that the GPU
+  // is filled once. Throws std::invalid_argument above 65536.
   void set_rows_per_thread(unsigned rows);
+  // At most this many generations per launch: 1, 2, 4 or 8; 0 (the default) the most the
+  // board allows (8, less only for some widths with a last word of under 8 cells). Throws
+  // std::invalid_argument for other values.
+  void set_generations_per_launch(unsigned generations);
+  // The generations a launch takes at most now (1 for the byte kernels).
+  [[nodiscard]] unsigned generations_per_launch() const;
 
   // Per-generation timing, for latency reports. While on, step() records a timing event
   // before and after each generation (its kernel and its population count) and the host
@@ -83,6 +95,8 @@ class DeviceUniverse {
   Kernel kernel_;
   std::uint32_t words_per_row_ = 0;  // bit-packed only
   unsigned rows_per_thread_ = 0;
+  unsigned generations_per_launch_ = 0;
+  std::array<std::uint32_t, 4> resident_warps_{};  // for 1, 2, 4 and 8 generations per launch
   DeviceBuffer<std::uint8_t> bytes_[2];     // byte kernels
   DeviceBuffer<std::uint64_t> words_[2];    // bit-packed
   int current_ = 0;
