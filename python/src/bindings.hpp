@@ -1,0 +1,40 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+// The parts of the Python module streampipe._core, one function per file. The Python package
+// (python/streampipe) builds the user-facing API on these: array descriptions, dtype checks
+// and futures live there; what must run without the GIL or on the engine's threads lives
+// here.
+
+#include <nanobind/nanobind.h>
+// In every file: a file that converted std::string (or a pair) without its caster would
+// instantiate a different nb::cast that the linker may pick for all of them.
+#include <nanobind/stl/array.h>
+#include <nanobind/stl/pair.h>
+#include <nanobind/stl/string.h>
+
+#include <cuda_runtime_api.h>
+
+#include <exception>
+
+namespace streampipe::python {
+
+namespace nb = nanobind;
+
+void bind_errors(nb::module_& m);      // errors.cpp: exception classes and translation
+void bind_runtime(nb::module_& m);     // runtime.cpp: info, devices, streams, events
+void bind_memory(nb::module_& m);      // memory.cpp: device/pinned allocations, copies, DLPack
+void bind_kernels(nb::module_& m);     // kernels.cpp: SourceModule, Elementwise, Reduction
+void bind_operations(nb::module_& m);  // operations.cpp: what an engine applies
+void bind_engine(nb::module_& m);      // engine.cpp: the pipeline engine over raw spans
+void bind_images(nb::module_& m);      // images.cpp: PNG/JPEG files
+
+// The Python exception object for a C++ exception (the classes of errors.cpp, ValueError,
+// or the original Python exception when the C++ one carries it). Needs the GIL.
+[[nodiscard]] nb::object to_python_exception(const std::exception_ptr& error);
+
+// A stream handle given from Python (0 means: the caller gave none; see stream_or_default).
+[[nodiscard]] inline cudaStream_t stream_from_handle(std::uintptr_t handle) noexcept {
+  return reinterpret_cast<cudaStream_t>(handle);
+}
+
+}  // namespace streampipe::python

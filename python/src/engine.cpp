@@ -1,0 +1,397 @@
+// SPDX-License-Identifier: Apache-2.0
+// The pipeline engine over raw spans. The package describes arrays (host, pinned or device
+// memory) and keeps them alive; this file submits them, resolves Python futures from the
+// engine's threads, and waits without the GIL while polling for Ctrl-C: on an interrupt it
+// cancels, waits until nothing is left running, and raises KeyboardInterrupt.
+//   submit(): one item; `future` is resolved through `resolver(future, result)` under the GIL.
+//   map():    many items submitted and waited for in C++, results returned in order.
+#include "bindings.hpp"
+#include "operations.hpp"
+
+#include "streampipe/pipeline/engine.hpp"
+#include "streampipe/pipeline/planner.hpp"
+
+#include <nanobind/stl/string.h>
+#include <nanobind/stl/tuple.h>
+#include <nanobind/stl/vector.h>
+#include <nlohmann/json.hpp>
+
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace streampipe::python {
+namespace {
+
+using pipeline::ItemResult;
+
+struct Settings {
+  std::string backend = "auto";
+  int device = 0;
+  int lanes = 4;
+  int depth = 2;
+  int batch_items = 1;
+  std::size_t batch_bytes = std::size_t{16} << 20;
+  std::size_t staging_bytes = std::size_t{48} << 20;
+  bool use_graphs = false;
+  bool in_order = false;
+  int host_threads = 0;
+  bool record_timeline = true;
+};
+
+pipeline::Backend parse_backend(const std::string& b) {
+  if (b == "auto") return pipeline::Backend::automatic;
+  if (b == "gpu") return pipeline::Backend::gpu;
+  if (b == "host") return pipeline::Backend::host;
+  throw std::invalid_argument("backend must be 'auto', 'gpu' or 'host', not '" + b + "'");
+}
+
+pipeline::EngineOptions engine_options(const Settings& s) {
+  pipeline::EngineOptions o;
+  o.backend = parse_backend(s.backend);
+  o.device = s.device;
+  o.lanes = s.lanes;
+  o.depth = s.depth;
+  o.batch_items = s.batch_items;
+  o.batch_bytes = s.batch_bytes;
+  o.staging_bytes = s.staging_bytes;
+  o.use_graphs = s.use_graphs;
+  o.delivery = s.in_order ? pipeline::Delivery::in_order : pipeline::Delivery::as_completed;
+  o.host_threads = s.host_threads;
+  o.record_timeline = s.record_timeline;
+  return o;
+}
+
+const char* status_name(pipeline::ItemStatus s) {
+  switch (s) {
+    case pipeline::ItemStatus::done: return "done";
+    case pipeline::ItemStatus::failed: return "failed";
+    case pipeline::ItemStatus::cancelled: return "cancelled";
+  }
+  return "unknown";
+}
+
+// (index, label, status, error, exception or None, lane, batch_size, timing dict)
+nb::tuple result_tuple(const ItemResult& r) {
+  nb::dict t;
+  t["queued_ms"] = r.timing.queued_ms;
+  t["stage_in_ms"] = r.timing.stage_in_ms;
+  t["h2d_ms"] = r.timing.h2d_ms;
+  t["compute_ms"] = r.timing.compute_ms;
+  t["d2h_ms"] = r.timing.d2h_ms;
+  t["stage_out_ms"] = r.timing.stage_out_ms;
+  t["latency_ms"] = r.timing.latency_ms;
+  t["enqueue_ms"] = r.timing.enqueue_ms;
+  nb::object exc = r.exception ? to_python_exception(r.exception) : nb::none();
+  return nb::make_tuple(r.index, r.label, status_name(r.status), r.error, exc, r.lane, r.batch_size, t);
+}
+
+class PyEngine {
+ public:
+  PyEngine(const PyOperation& op, const Settings& settings, nb::object resolver) : resolver_(std::move(resolver)) {
+    pipeline::EngineOptions o = engine_options(settings);
+    o.on_complete = [this](const ItemResult& r) { on_complete(r); };
+    nb::gil_scoped_release release;
+    engine_.emplace(op.op, std::move(o));
+  }
+  ~PyEngine() { close(); }
+  PyEngine(const PyEngine&) = delete;
+  PyEngine& operator=(const PyEngine&) = delete;
+
+  void submit(std::uintptr_t in, std::size_t in_bytes, std::uintptr_t out, std::size_t out_bytes,
+              std::string label, nb::object future) {
+    require_open();
+    PyObject* fut = future.release().ptr();  // our reference, dropped when resolved
+    nb::gil_scoped_release release;
+    std::lock_guard submitting(submit_mutex_);
+    std::size_t index = 0;
+    {
+      std::lock_guard lk(mutex_);
+      index = next_index_;
+      futures_[index] = fut;
+    }
+    try {
+      (void)engine_->submit(make_item(in, in_bytes, out, out_bytes, std::move(label)));
+    } catch (...) {
+      std::lock_guard lk(mutex_);
+      futures_.erase(index);  // refused before it was counted: nothing will resolve it
+      nb::gil_scoped_acquire gil;
+      Py_DECREF(fut);
+      throw;
+    }
+    std::lock_guard lk(mutex_);
+    ++next_index_;
+  }
+
+  // items: [(in, in_bytes, out, out_bytes, label)]; returns result tuples in order.
+  nb::list map(const std::vector<std::tuple<std::uintptr_t, std::size_t, std::uintptr_t, std::size_t, std::string>>& items) {
+    require_open();
+    std::vector<std::optional<ItemResult>> results(items.size());
+    std::size_t base = 0, accepted = 0;
+    std::exception_ptr refused;
+    bool signalled = false;  // a signal handler raised (the Python error is set)
+    {
+      nb::gil_scoped_release release;
+      std::lock_guard submitting(submit_mutex_);
+      {
+        std::lock_guard lk(mutex_);
+        base = next_index_;
+        map_ = MapTarget{base, &results};
+      }
+      auto last_check = std::chrono::steady_clock::now();
+      for (const auto& [in, in_bytes, out, out_bytes, label] : items) {
+        try {
+          (void)engine_->submit(make_item(in, in_bytes, out, out_bytes, label));
+        } catch (...) {
+          refused = std::current_exception();
+          break;
+        }
+        {
+          std::lock_guard lk(mutex_);
+          ++next_index_;
+          ++accepted;
+        }
+        // Submission waits for free slots, so a long map() spends most of its time here.
+        if (std::chrono::steady_clock::now() - last_check > std::chrono::milliseconds(20)) {
+          last_check = std::chrono::steady_clock::now();
+          nb::gil_scoped_acquire gil;
+          if (PyErr_CheckSignals() != 0) {
+            signalled = true;
+            break;
+          }
+        }
+      }
+      if (refused || signalled) engine_->cancel();
+      engine_->flush();  // a last, partly filled batch goes now, not when more items come
+    }
+    const bool interrupted = wait_for(base + accepted) || signalled;
+    {
+      std::lock_guard lk(mutex_);
+      map_.reset();
+    }
+    if (interrupted) throw nb::python_error();
+    if (refused) std::rethrow_exception(refused);
+    nb::list out;
+    for (std::size_t k = 0; k < accepted; ++k) out.append(result_tuple(*results[k]));
+    return out;
+  }
+
+  nb::dict drain() {
+    require_open();
+    std::size_t target = 0;
+    {
+      std::lock_guard lk(mutex_);
+      target = next_index_;
+    }
+    {
+      nb::gil_scoped_release release;
+      engine_->flush();  // a partly filled batch would otherwise wait for items that never come
+    }
+    if (wait_for(target)) throw nb::python_error();
+    pipeline::RunStats s;
+    {
+      nb::gil_scoped_release release;
+      s = engine_->drain();
+    }
+    nb::dict d;
+    d["submitted"] = s.submitted;
+    d["done"] = s.done;
+    d["failed"] = s.failed;
+    d["cancelled"] = s.cancelled;
+    d["staging_peak_bytes"] = s.staging_peak_bytes;
+    return d;
+  }
+
+  void flush() {
+    require_open();
+    nb::gil_scoped_release release;
+    engine_->flush();
+  }
+  void cancel() {
+    require_open();
+    nb::gil_scoped_release release;
+    engine_->cancel();
+  }
+
+  // Waits for work in flight and stops the engine's threads; later calls raise.
+  void close() {
+    if (!engine_) return;
+    {
+      nb::gil_scoped_release release;  // delivery may need the GIL to resolve futures
+      engine_.reset();
+    }
+    std::lock_guard lk(mutex_);
+    for (auto& [index, fut] : futures_) Py_DECREF(fut);
+    futures_.clear();
+  }
+
+  [[nodiscard]] std::string describe() const { return opened().describe(); }
+  [[nodiscard]] const char* backend() const { return pipeline::backend_name(opened().backend()); }
+  [[nodiscard]] std::string report_json() const {
+    return nlohmann::json(const_cast<pipeline::Engine&>(opened()).timeline().report()).dump();
+  }
+  [[nodiscard]] std::string chrome_trace(const std::string& name) const {
+    return const_cast<pipeline::Engine&>(opened()).timeline().chrome_trace(name).dump();
+  }
+  [[nodiscard]] std::string gantt_svg(const std::string& title) const {
+    return const_cast<pipeline::Engine&>(opened()).timeline().gantt_svg(title);
+  }
+  [[nodiscard]] nb::list records() const {
+    nb::list out;
+    for (const auto& r : const_cast<pipeline::Engine&>(opened()).timeline().records())
+      out.append(nb::make_tuple(pipeline::stage_name(r.stage), r.lane, r.first_item, r.items, r.start_ms, r.end_ms, r.bytes));
+    return out;
+  }
+  [[nodiscard]] bool closed() const noexcept { return !engine_; }
+
+ private:
+  struct MapTarget {
+    std::size_t base;
+    std::vector<std::optional<ItemResult>>* results;
+  };
+
+  static pipeline::Item make_item(std::uintptr_t in, std::size_t in_bytes, std::uintptr_t out, std::size_t out_bytes,
+                                  std::string label) {
+    pipeline::Item item;
+    item.in = {reinterpret_cast<const std::byte*>(in), in_bytes};
+    item.out = {reinterpret_cast<std::byte*>(out), out_bytes};
+    item.label = std::move(label);
+    return item;
+  }
+
+  void require_open() const {
+    if (!engine_) throw std::invalid_argument("the engine is closed");
+  }
+  [[nodiscard]] const pipeline::Engine& opened() const {
+    require_open();
+    return *engine_;
+  }
+
+  // On an engine thread, once per item. Never throws into the engine.
+  void on_complete(const ItemResult& r) noexcept {
+    PyObject* fut = nullptr;
+    {
+      std::lock_guard lk(mutex_);
+      if (auto it = futures_.find(r.index); it != futures_.end()) {
+        fut = it->second;
+        futures_.erase(it);
+      } else if (map_ && r.index >= map_->base && r.index - map_->base < map_->results->size()) {
+        (*map_->results)[r.index - map_->base] = r;
+      }
+    }
+    if (fut != nullptr) {
+      nb::gil_scoped_acquire gil;
+      try {
+        resolver_(nb::handle(fut), result_tuple(r));
+      } catch (nb::python_error& e) {
+        e.discard_as_unraisable("streampipe: resolving a future");
+      } catch (const std::exception& e) {
+        PyErr_WarnFormat(PyExc_RuntimeWarning, 1, "streampipe: resolving a future failed: %s", e.what());
+      }
+      Py_DECREF(fut);
+    }
+    {
+      std::lock_guard lk(mutex_);
+      ++delivered_;
+    }
+    delivered_cv_.notify_all();
+  }
+
+  // Waits (GIL released) until `target` items were delivered, checking for signals every
+  // 20 ms. Returns true when a signal handler raised (the Python error is set): the engine
+  // is then cancelled and every item delivered before this returns.
+  bool wait_for(std::size_t target) {
+    bool interrupted = false;
+    for (;;) {
+      bool done = false;
+      {
+        nb::gil_scoped_release release;
+        std::unique_lock lk(mutex_);
+        done = delivered_cv_.wait_for(lk, std::chrono::milliseconds(20), [&] { return delivered_ >= target; });
+      }
+      if (done) return interrupted;
+      if (!interrupted && !PyErr_Occurred() && PyErr_CheckSignals() != 0) {
+        interrupted = true;
+        nb::gil_scoped_release release;
+        engine_->cancel();
+      }
+    }
+  }
+
+  nb::object resolver_;
+  std::optional<pipeline::Engine> engine_;
+  std::mutex submit_mutex_;  // submissions in order, so our indices are the engine's
+  std::mutex mutex_;
+  std::condition_variable delivered_cv_;
+  std::size_t next_index_ = 0;
+  std::size_t delivered_ = 0;
+  std::unordered_map<std::size_t, PyObject*> futures_;
+  std::optional<MapTarget> map_;
+};
+
+nb::dict plan(const PyOperation& op, std::uintptr_t sample, std::size_t sample_bytes, std::size_t out_bytes,
+              std::size_t count, const Settings& base) {
+  pipeline::Plan p;
+  {
+    nb::gil_scoped_release release;
+    p = pipeline::plan_items(op.op, {reinterpret_cast<const std::byte*>(sample), sample_bytes}, out_bytes, count,
+                             engine_options(base));
+  }
+  nb::dict d;
+  d["lanes"] = p.options.lanes;
+  d["depth"] = p.options.depth;
+  d["batch_items"] = p.options.batch_items;
+  d["batch_bytes"] = p.options.batch_bytes;
+  d["staging_bytes"] = p.options.staging_bytes;
+  d["backend"] = pipeline::backend_name(p.options.backend);
+  d["reason"] = p.reason;
+  return d;
+}
+
+}  // namespace
+
+void bind_engine(nb::module_& m) {
+  nb::class_<Settings>(m, "EngineSettings", "EngineOptions without the callback.")
+      .def(nb::init<>())
+      .def_rw("backend", &Settings::backend)
+      .def_rw("device", &Settings::device)
+      .def_rw("lanes", &Settings::lanes)
+      .def_rw("depth", &Settings::depth)
+      .def_rw("batch_items", &Settings::batch_items)
+      .def_rw("batch_bytes", &Settings::batch_bytes)
+      .def_rw("staging_bytes", &Settings::staging_bytes)
+      .def_rw("use_graphs", &Settings::use_graphs)
+      .def_rw("in_order", &Settings::in_order)
+      .def_rw("host_threads", &Settings::host_threads)
+      .def_rw("record_timeline", &Settings::record_timeline);
+
+  nb::class_<PyEngine>(m, "Engine")
+      .def(nb::init<const PyOperation&, const Settings&, nb::object>(), nb::arg("operation"), nb::arg("settings"),
+           nb::arg("resolver"))
+      .def("submit", &PyEngine::submit, nb::arg("in_ptr"), nb::arg("in_bytes"), nb::arg("out_ptr"),
+           nb::arg("out_bytes"), nb::arg("label"), nb::arg("future"))
+      .def("map", &PyEngine::map, nb::arg("items"))
+      .def("drain", &PyEngine::drain)
+      .def("flush", &PyEngine::flush)
+      .def("cancel", &PyEngine::cancel)
+      .def("close", &PyEngine::close)
+      .def_prop_ro("closed", &PyEngine::closed)
+      .def("describe", &PyEngine::describe)
+      .def_prop_ro("backend", &PyEngine::backend)
+      .def("report_json", &PyEngine::report_json)
+      .def("chrome_trace", &PyEngine::chrome_trace, nb::arg("process_name"))
+      .def("gantt_svg", &PyEngine::gantt_svg, nb::arg("title"))
+      .def("records", &PyEngine::records);
+
+  m.def("plan", &plan, nb::arg("operation"), nb::arg("sample_ptr"), nb::arg("sample_bytes"), nb::arg("out_bytes"),
+        nb::arg("count"), nb::arg("base"),
+        "The planner's choice of lanes, depth and batching for `count` items like the sample.");
+}
+
+}  // namespace streampipe::python

@@ -1,0 +1,62 @@
+// SPDX-License-Identifier: Apache-2.0
+// Reading and writing PNG/JPEG through the io layer (libpng, libjpeg-turbo), so that the
+// examples and users save what they compute without another image library.
+#include "bindings.hpp"
+
+#include "streampipe/io/image.hpp"
+
+#include <nanobind/ndarray.h>
+
+#include <cstdint>
+#include <cstring>
+#include <stdexcept>
+
+namespace streampipe::python {
+namespace {
+
+// (height, width) gray or (height, width, channels) uint8/uint16, C-contiguous.
+using ImageArray = nb::ndarray<nb::numpy, nb::c_contig, nb::device::cpu>;
+
+io::Image to_image(const ImageArray& a) {
+  const bool u8 = a.dtype() == nb::dtype<std::uint8_t>(), u16 = a.dtype() == nb::dtype<std::uint16_t>();
+  if (!u8 && !u16) throw std::invalid_argument("images are uint8 or uint16 arrays");
+  if (a.ndim() != 2 && a.ndim() != 3) throw std::invalid_argument("images are (height, width[, channels]) arrays");
+  const int channels = a.ndim() == 3 ? static_cast<int>(a.shape(2)) : 1;
+  io::Image img = io::Image::make(static_cast<std::uint32_t>(a.shape(1)), static_cast<std::uint32_t>(a.shape(0)),
+                                  channels, u16 ? 16 : 8);
+  std::memcpy(img.pixels.data(), a.data(), img.size_bytes());
+  return img;
+}
+
+nb::object to_array(io::Image img) {
+  auto* pixels = new std::vector<std::uint8_t>(std::move(img.pixels));
+  nb::capsule owner(pixels, [](void* p) noexcept { delete static_cast<std::vector<std::uint8_t>*>(p); });
+  const std::size_t shape[3] = {img.height, img.width, static_cast<std::size_t>(img.channels)};
+  const std::size_t ndim = img.channels == 1 ? 2 : 3;
+  const nb::dlpack::dtype dtype = img.bit_depth == 16 ? nb::dtype<std::uint16_t>() : nb::dtype<std::uint8_t>();
+  return nb::cast(nb::ndarray<nb::numpy>(pixels->data(), ndim, shape, owner, nullptr, dtype));
+}
+
+}  // namespace
+
+void bind_images(nb::module_& m) {
+  m.def("imread", [](const std::string& path) {
+    io::Image img;
+    {
+      nb::gil_scoped_release release;
+      img = io::read_image(path);
+    }
+    return to_array(std::move(img));
+  }, nb::arg("path"), "A PNG or JPEG file as a uint8/uint16 array (height, width[, channels]).");
+  m.def("imwrite", [](const std::string& path, const ImageArray& array, const std::string& format, int quality,
+                      bool overwrite) {
+    const auto parsed = io::parse_image_format(format);
+    if (!parsed) throw std::invalid_argument("format must be png or jpeg, not '" + format + "'");
+    io::Image img = to_image(array);
+    nb::gil_scoped_release release;
+    io::write_image(path, img, *parsed, quality, overwrite ? io::Overwrite::allow : io::Overwrite::refuse);
+  }, nb::arg("path"), nb::arg("array"), nb::arg("format") = "png", nb::arg("quality") = 90,
+        nb::arg("overwrite") = true, "Writes the array as PNG or JPEG, atomically.");
+}
+
+}  // namespace streampipe::python

@@ -1,0 +1,63 @@
+# SPDX-License-Identifier: Apache-2.0
+"""streampipe: batches of arrays and images through NVIDIA GPUs at the speed of the
+hardware, overlapping copies and kernels across CUDA streams. Imports without a GPU (the
+engine then runs on the host backend); info() says which."""
+from __future__ import annotations
+
+from typing import Any, Dict
+
+from . import _core, ops
+from ._arguments import In, InOut, Out
+from ._arrays import LEGACY_STREAM, ArrayInfo, describe, stream_handle
+from ._core import CompileError, CudaError, Error, Event, Stream
+from .engine import Engine, ItemFuture, ItemResult, Report, StageRecord
+from .kernels import (CompileResult, ElementwiseKernel, Function, LoadStats, ReductionKernel, SourceModule, c_type,
+                      compile)
+from .memory import (DeviceArray, copy, empty, pinned_copy, pinned_empty, pinned_zeros, to_device, zeros)
+
+__version__: str = _core.info()["version"]
+
+imread = _core.imread
+imwrite = _core.imwrite
+
+
+def info() -> Dict[str, Any]:
+    """Version, CUDA runtime/driver/NVRTC versions, the usable GPUs, and the backend an
+    engine gets by default ("gpu", or "host" with the reason)."""
+    return _core.info()
+
+
+def device_count() -> int:
+    return _core.device_count()
+
+
+def synchronize(device: int = 0) -> None:
+    """Waits for all work on the device (every stream); the GIL is released."""
+    _core.device_synchronize(device)
+
+
+def set_device(device: int) -> None:
+    """Makes `device` this thread's current device (its primary context)."""
+    _core.set_device(device)
+
+
+def get_device() -> int:
+    return _core.current_device()
+
+
+def device_memory(device: int = 0):
+    """(free, total) bytes of the device."""
+    return _core.device_memory(device)
+
+
+def clear_kernel_memory_cache() -> None:
+    """Forgets the in-memory kernel cache (the disk cache stays)."""
+    _core.clear_memory_cache()
+
+
+__all__ = ["info", "device_count", "synchronize", "set_device", "get_device", "device_memory", "Engine",
+           "ItemFuture", "ItemResult", "Report", "StageRecord", "ops", "SourceModule", "Function",
+           "ElementwiseKernel", "ReductionKernel", "compile", "CompileResult", "LoadStats", "c_type", "In", "Out",
+           "InOut", "DeviceArray", "empty", "zeros", "to_device", "pinned_empty", "pinned_zeros", "pinned_copy",
+           "copy", "describe", "ArrayInfo", "stream_handle", "LEGACY_STREAM", "Stream", "Event", "Error",
+           "CudaError", "CompileError", "clear_kernel_memory_cache", "imread", "imwrite"]

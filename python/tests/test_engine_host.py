@@ -1,0 +1,186 @@
+# SPDX-License-Identifier: Apache-2.0
+# The engine from Python on the host backend: what it returns, how it fails, how it stops.
+import asyncio
+import concurrent.futures
+import json
+import threading
+
+import numpy as np
+import pytest
+
+import streampipe as sp
+
+
+def host_engine(op=None, **kw):
+    return sp.Engine(op or sp.ops.affine(2.0, 1.0), backend="host", **kw)
+
+
+def test_map_returns_every_output_in_order():
+    xs = [np.arange(1000, dtype=np.float32) + k for k in range(50)]
+    with host_engine() as e:
+        ys = e.map(xs)
+    assert len(ys) == 50
+    for x, y in zip(xs, ys):
+        np.testing.assert_array_equal(y, 2 * x + 1)
+
+
+def test_map_fills_given_outputs():
+    xs = [np.full((4, 8), k, np.float32) for k in range(6)]
+    outs = [np.zeros((4, 8), np.float32) for _ in xs]
+    with host_engine() as e:
+        ys = e.map(xs, out=outs)
+    assert all(y is o for y, o in zip(ys, outs))
+    assert all((o == 2 * k + 1).all() for k, o in enumerate(outs))
+
+
+def test_gray_takes_rgb_and_gives_one_byte_per_pixel():
+    rgb = np.random.default_rng(1).integers(0, 256, (16, 24, 3), dtype=np.uint8)
+    with host_engine(sp.ops.gray()) as e:
+        (g,) = e.map([rgb])
+    ref = (rgb[..., 0] * 0.299 + rgb[..., 1] * 0.587 + rgb[..., 2] * 0.114)
+    assert g.shape == (16, 24) and g.dtype == np.uint8
+    assert np.abs(g.astype(int) - ref).max() <= 1
+
+
+@pytest.mark.parametrize("bad, what", [
+    (np.zeros(8, np.float64), "takes float32, not float64"),
+    (np.zeros((8, 2), np.float32)[:, 0], "not C-contiguous"),
+    (np.zeros(0, np.float32), "empty"),
+])
+def test_bad_items_raise_value_error_naming_the_item(bad, what):
+    good = np.zeros(8, np.float32)
+    with host_engine() as e:
+        with pytest.raises(ValueError, match=f"item 2: .*{what}"):
+            e.map([good, good, bad])
+
+
+def test_wrong_output_shape_names_the_item():
+    with host_engine(sp.ops.gray()) as e:
+        with pytest.raises(ValueError, match=r"item 0: gray takes \(\.\.\., 3\)"):
+            e.map([np.zeros((4, 4), np.uint8)])
+        with pytest.raises(ValueError, match=r"item 0: the output must be \(4, 4\) uint8"):
+            e.map([np.zeros((4, 4, 3), np.uint8)], out=[np.zeros((4, 5), np.uint8)])
+
+
+def test_submit_gives_futures_with_results_and_item_details():
+    x = np.arange(64, dtype=np.float32)
+    with host_engine() as e:
+        futures = [e.submit(x + k, label=f"x{k}") for k in range(20)]
+        stats = e.drain()
+        assert stats["submitted"] == 20 and stats["done"] == 20
+        for k, f in enumerate(futures):
+            np.testing.assert_array_equal(f.result(timeout=10), 2 * (x + k) + 1)
+            assert f.item.ok and f.item.label == f"x{k}" and f.item.lane >= 0
+
+
+def test_futures_are_awaitable_from_asyncio():
+    x = np.ones(32, np.float32)
+
+    async def main(e):
+        return await asyncio.gather(*(e.submit(x * k) for k in range(8)))
+
+    with host_engine() as e:
+        ys = asyncio.run(main(e))
+    assert [float(y[0]) for y in ys] == [2 * k + 1 for k in range(8)]
+
+
+def test_on_complete_runs_once_per_item_and_may_fail_without_losing_results(monkeypatch):
+    import sys
+    reported = []
+    monkeypatch.setattr(sys, "unraisablehook", lambda args: reported.append(args.exc_value))
+    seen = []
+    lock = threading.Lock()
+
+    def callback(item):
+        with lock:
+            seen.append(item.index)
+        if item.index == 3:
+            raise RuntimeError("a broken callback")
+
+    x = np.ones(16, np.float32)
+    with host_engine(on_complete=callback) as e:
+        futures = [e.submit(x) for _ in range(10)]
+        e.drain()
+    assert sorted(seen) == list(range(10))
+    assert all(f.result(timeout=10)[0] == 3 for f in futures)
+    assert [str(e) for e in reported] == ["a broken callback"]
+
+
+def test_a_failing_host_function_fails_its_item_with_its_own_exception():
+    def host(x, out):
+        if x[0] == 5:
+            raise KeyError("five")
+        out[:] = x
+
+    op = sp.ops.from_function(host, np.float32, name="picky")
+    xs = [np.full(4, k, np.float32) for k in range(8)]
+    with host_engine(op) as e:
+        futures = [e.submit(x) for x in xs]
+        e.drain()
+        with pytest.raises(KeyError, match="five"):
+            futures[5].result(timeout=10)
+        assert futures[4].result(timeout=10)[0] == 4
+        with pytest.raises(KeyError):
+            e.map(xs)
+
+
+def test_cancel_resolves_every_future():
+    gate = threading.Event()
+
+    def slow(x, out):
+        gate.wait(10)
+        out[:] = x
+
+    op = sp.ops.from_function(slow, np.float32)
+    with host_engine(op, lanes=1, depth=1) as e:
+        futures = [e.submit(np.ones(4, np.float32))]
+        e.cancel()
+        gate.set()
+        e.drain()
+    for f in futures:
+        assert f.done()
+    with pytest.raises(concurrent.futures.CancelledError):
+        e2 = host_engine(op)
+        e2.cancel()
+        e2.submit(np.ones(4, np.float32)).result(timeout=10)
+
+
+def test_report_timeline_and_exports():
+    xs = [np.ones(1 << 12, np.float32)] * 16
+    with host_engine() as e:
+        e.map(xs)
+        rep = e.report()
+        assert rep.items == 16 and rep.wall_ms > 0 and rep.bottleneck
+        stages = {r.stage for r in e.timeline()}
+        assert "compute" in stages
+        trace = json.loads(e.trace_json())
+        assert trace["traceEvents"]
+        assert e.gantt_svg().lstrip().startswith("<")
+
+
+def test_a_device_only_operation_is_refused_on_the_host_backend():
+    k = sp.ElementwiseKernel("const float* x, float* y", "y[i] = x[i]")
+    op = sp.ops.from_elementwise(k, np.float32)
+    with pytest.raises(ValueError, match="no host form"):
+        sp.Engine(op, backend="host")
+
+
+def test_closed_engine_refuses_work():
+    e = host_engine()
+    e.map([np.ones(4, np.float32)])
+    e.close()
+    with pytest.raises(ValueError, match="closed"):
+        e.submit(np.ones(4, np.float32))
+
+
+def test_a_last_partly_filled_batch_is_sent_by_map_and_by_drain():
+    # 10 items in batches of 4: the last batch holds 2 and must not wait for more.
+    xs = [np.full(16, k, np.float32) for k in range(10)]
+    with host_engine(batch_items=4, lanes=2) as e:
+        done = concurrent.futures.ThreadPoolExecutor(1).submit(e.map, xs)
+        ys = done.result(timeout=30)
+        assert [float(y[0]) for y in ys] == [2 * k + 1 for k in range(10)]
+        futures = [e.submit(x) for x in xs[:3]]
+        drained = concurrent.futures.ThreadPoolExecutor(1).submit(e.drain)
+        assert drained.result(timeout=30)["done"] == 13
+        assert all(f.done() for f in futures)
