@@ -47,6 +47,7 @@ struct GrayOptions {
   int device = 0;
   int lanes = 0;
   int threads = 0;
+  std::uint64_t max_pixels = io::DecodeLimits::kDefaultMaxPixels;
   bool quiet = false;
   std::string json_path;
   std::string trace_path;
@@ -101,6 +102,8 @@ int run_gray(const GrayOptions& o, const ReportOptions& report_options) {
   go.threads = o.threads;
   go.backend = resolve_gpu_backend(o.backend, o.device) ? pipeline::Backend::gpu : pipeline::Backend::host;
   go.decode = *decode;
+  go.limits.max_pixels = o.max_pixels;
+  go.limits.raise_hint = "raise --max-pixels";
   if (go.decode == gray::Decode::gpu && go.backend != pipeline::Backend::gpu)
     throw UsageError("--decode gpu: nvJPEG decodes on the GPU, and this run uses the host backend (no usable GPU, or "
                      "--backend host); use --decode cpu");
@@ -224,6 +227,9 @@ Command add_gray(CLI::App& parent) {
                   "where JPEGs are decoded: cpu (host workers) or gpu (nvJPEG on the GPU backend; PNGs and JPEGs "
                   "nvJPEG cannot take go to the CPU decoder and are counted in the summary; gray values may differ "
                   "from cpu by a few levels, see docs/gray.md)")
+      ->capture_default_str();
+  sub->add_option("--max-pixels", o->max_pixels,
+                  "refuse images larger than this many pixels, checked from the header before decoding (0: no limit)")
       ->capture_default_str();
   sub->add_option("--backend", o->backend, "auto (GPU if present), gpu, or host")->capture_default_str();
   sub->add_option("-d,--device", o->device, "GPU index")->capture_default_str()->check(CLI::NonNegativeNumber);

@@ -52,6 +52,7 @@ struct LifeOptions {
   bool density_given = false;
   std::uint64_t seed = 1;
   std::string pattern;
+  std::uint64_t max_cells = PatternLimits::kDefaultMaxCells;
   std::string offset;
   std::string population_path;
   std::uint64_t snapshot_every = 0;
@@ -167,7 +168,10 @@ int run_life(const LifeOptions& o, const ReportOptions& report_options) {
   std::uint32_t ox = 0, oy = 0;
   if (!o.pattern.empty()) {
     try {
-      pattern = load_pattern(o.pattern);
+      PatternLimits limits;
+      limits.max_cells = o.max_cells;
+      limits.raise_hint = "raise --max-cells";
+      pattern = load_pattern(o.pattern, limits);
     } catch (const PatternError& e) {
       throw UsageError(e.what());
     }
@@ -404,6 +408,9 @@ Command add_life(CLI::App& parent) {
   sub->add_option("--seed", o->seed, "random seed of the first universe")->capture_default_str();
   sub->add_option("-p,--pattern", o->pattern, "pattern file (.rle or .cells); the background is empty unless --density is given")
       ->check(CLI::ExistingFile);
+  sub->add_option("--max-cells", o->max_cells,
+                  "refuse patterns whose bounding box has more cells, checked before it is read (0: no limit)")
+      ->capture_default_str();
   sub->add_option("--offset", o->offset, "X,Y of the pattern's top-left cell (default: centred)");
   sub->add_option("--population", o->population_path,
                   "write the population of every generation: FILE.csv, FILE.json, or - (CSV on standard output "

@@ -170,7 +170,9 @@ RunSummary convert(std::span<const Job> jobs, const Options& o) {
       file->decoder = "cpu";
       // 16-bit samples stay 16-bit here, so the result reports the depth of the file;
       // to_rgb8 rounds them to 8 bits as libpng's strip_16 would.
-      const io::Image image = io::decode_image(data, {}, file->input.string());
+      io::ImageReadOptions read;
+      read.limits = o.limits;
+      const io::Image image = io::decode_image(data, read, file->input.string());
       file->width = image.width;
       file->height = image.height;
       file->channels = image.channels;

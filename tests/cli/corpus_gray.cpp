@@ -92,6 +92,9 @@ std::vector<Case> gray_cases() {
       kBombLimit));
   cases.push_back(bad_image(
       "gray_png_declares_width_2e9", "wide.png", [](Dir p) { write_png_declaring(p, 2000000000, 1); }, {}, kBombLimit));
+  cases.push_back(bad_image(
+      "gray_image_above_max_pixels", "big.png", [](Dir p) { write_png(p, 64, 64); }, {"--max-pixels"}));
+  cases.back().args = gray_args({"in", "-o", "out", "--max-pixels", "1000"});
   cases.push_back(bad_image("gray_jpeg_truncated", "cut.jpg", [](Dir p) { write_truncated_jpeg(p); }));
   cases.push_back(bad_image("gray_jpeg_garbage_after_magic", "junk.jpg",
                             [](Dir p) { write_text(p, "\xff\xd8\xff\xe0 this is no JPEG"); }));

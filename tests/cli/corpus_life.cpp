@@ -61,6 +61,8 @@ std::vector<Case> life_cases() {
     c.address_space_limit = std::uint64_t{4} << 30;
     cases.push_back(c);
   }
+  cases.push_back(refused("life_pattern_above_max_cells", {"-p", "glider.rle", "--max-cells", "4"},
+                          {"glider.rle", "--max-cells"}));
   cases.push_back(
       refused("life_pattern_larger_than_board", {"-p", "glider.rle", "--size", "2x2"}, {"glider.rle", "does not fit"}));
   {

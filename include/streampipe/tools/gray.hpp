@@ -11,6 +11,7 @@
 // files not yet on the device are cancelled, those further along are finished, and every
 // output present is complete (no temporary file is left).
 
+#include "streampipe/io/decode_limits.hpp"
 #include "streampipe/io/image.hpp"
 #include "streampipe/pipeline/engine.hpp"
 #include "streampipe/pipeline/timeline.hpp"
@@ -53,6 +54,7 @@ struct Options {
   int device = 0;
   int lanes = 0;    // 0: 4 streams on the GPU; on the host backend, one per 4 threads (>= 2)
   int threads = 0;  // decode/encode workers; 0: the hardware threads
+  io::DecodeLimits limits;  // checked from each file's header before it is decoded
   // Called once per file as it finishes (from engine threads, one call at a time), with the
   // number finished so far.
   std::function<void(const FileResult&, std::size_t finished)> on_file;
