@@ -7,6 +7,7 @@
 // poisons the context: test_engine_sticky_gpu.cu, a process of its own.)
 
 #include "bounded.hpp"
+#include "fault_plan.hpp"
 
 #include "streampipe/cuda/error.hpp"
 #include "streampipe/cuda/pinned_buffer.hpp"
@@ -35,11 +36,7 @@ using testing::result_within;
 enum class Fault { none, thrown, cuda_copy, cuda_direction, produce, consume, callback };
 
 Fault fault_of(std::size_t i) {
-  std::uint64_t x = i * 0x9E3779B97F4A7C15ull + 0x632BE59BD9B4E019ull;
-  x ^= x >> 31;
-  x *= 0xBF58476D1CE4E5B9ull;
-  x ^= x >> 29;
-  switch (x % 20) {
+  switch (testing::scrambled(i, 0x632BE59BD9B4E019ull) % 20) {
     case 0: return Fault::thrown;
     case 1: return Fault::cuda_copy;
     case 2: return Fault::cuda_direction;

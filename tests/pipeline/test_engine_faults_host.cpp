@@ -6,6 +6,7 @@
 // bounded: a hang fails the test), and the engine's destructor returns.
 
 #include "bounded.hpp"
+#include "fault_plan.hpp"
 
 #include "streampipe/pipeline/engine.hpp"
 
@@ -31,11 +32,7 @@ using testing::result_within;
 enum class Fault { none, operation, operation_non_std, produce, consume, callback };
 
 Fault fault_of(std::size_t i) {
-  std::uint64_t x = i * 0x9E3779B97F4A7C15ull + 0x2545F4914F6CDD1Dull;
-  x ^= x >> 31;
-  x *= 0xBF58476D1CE4E5B9ull;
-  x ^= x >> 29;
-  switch (x % 16) {
+  switch (testing::scrambled(i, 0x2545F4914F6CDD1Dull) % 16) {
     case 0: return Fault::operation;
     case 1: return Fault::operation_non_std;
     case 2: return Fault::produce;

@@ -1,0 +1,19 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+// A fixed pseudo-random number per item (splitmix64's finalizer), so that the fault tests'
+// plans of which item fails how are reproducible from the item's index alone.
+
+#include <cstddef>
+#include <cstdint>
+
+namespace streampipe::testing {
+
+[[nodiscard]] constexpr std::uint64_t scrambled(std::size_t i, std::uint64_t seed) noexcept {
+  std::uint64_t x = i * 0x9E3779B97F4A7C15ull + seed;
+  x ^= x >> 31;
+  x *= 0xBF58476D1CE4E5B9ull;
+  x ^= x >> 29;
+  return x;
+}
+
+}  // namespace streampipe::testing
