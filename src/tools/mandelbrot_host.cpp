@@ -3,6 +3,7 @@
 // so that no multiply-add is fused: the results are the device's, bit for bit.
 
 #include "mandelbrot_escape.hpp"
+#include "streampipe/io/allocation_error.hpp"
 #include "streampipe/tools/mandelbrot.hpp"
 
 #include <fmt/format.h>
@@ -44,7 +45,13 @@ void Params::validate() const {
 
 std::vector<std::uint32_t> compute_host(const Params& p, Precision precision, unsigned threads) {
   p.validate();
-  std::vector<std::uint32_t> counts(p.pixels());
+  std::vector<std::uint32_t> counts;
+  try {
+    counts.resize(p.pixels());
+  } catch (const std::bad_alloc&) {
+    throw io::AllocationError(std::uint64_t{p.pixels()} * sizeof(std::uint32_t),
+                              fmt::format("the escape counts of a {}x{} image", p.width, p.height));
+  }
   const double dx = (p.region.x1 - p.region.x0) / p.width, dy = (p.region.y1 - p.region.y0) / p.height;
   if (threads == 0) threads = std::max(1u, std::thread::hardware_concurrency());
   threads = std::min(threads, p.height);
