@@ -4,9 +4,15 @@ hardware, overlapping copies and kernels across CUDA streams. Imports without a 
 engine then runs on the host backend); info() says which."""
 from __future__ import annotations
 
+import os
 from typing import Any, Dict
 
-from . import _core, ops
+# The engine's lanes are streams, which share CUDA_DEVICE_MAX_CONNECTIONS hardware queues
+# (8 by default): ask for 32 unless the user chose. It counts only if set before the CUDA
+# driver reads it, which can be before the extension's own first call (docs/python.md).
+os.environ.setdefault("CUDA_DEVICE_MAX_CONNECTIONS", "32")
+
+from . import _core, ops  # noqa: E402
 from ._arguments import In, InOut, Out
 from ._arrays import LEGACY_STREAM, ArrayInfo, describe, stream_handle
 from ._core import CompileError, CudaError, Error, Event, Stream

@@ -16,13 +16,7 @@ namespace streampipe {
 namespace {
 
 cudaError_t query_count(int& n) noexcept {
-  // Streams share CUDA_DEVICE_MAX_CONNECTIONS hardware queues (8 by default); more lanes
-  // than queues create false dependencies between streams (one lane's copy waits behind
-  // another lane's kernel). Ask for the maximum unless the user chose a value. It must be
-  // set before the runtime's first call, which this is in streampipe: set after
-  // cudaGetDeviceCount it was ignored (docs/python.md, "the engine's hardware queues").
-  static const bool requested = [] { return ::setenv("CUDA_DEVICE_MAX_CONNECTIONS", "32", 0) == 0; }();
-  (void)requested;
+  request_hardware_queues();
   n = 0;
   const cudaError_t status = cudaGetDeviceCount(&n);
   if (status != cudaSuccess) {
@@ -60,6 +54,15 @@ int to_int(const std::string& s) {
 }
 
 }  // namespace
+
+void request_hardware_queues() noexcept {
+  // Streams share CUDA_DEVICE_MAX_CONNECTIONS hardware queues (8 by default); more lanes
+  // than queues create false dependencies between streams (one lane's copy waits behind
+  // another lane's kernel). Ask for the maximum unless the user chose a value. Set after
+  // the driver initialized it is ignored (docs/python.md, "the engine's hardware queues").
+  static const bool requested = [] { return ::setenv("CUDA_DEVICE_MAX_CONNECTIONS", "32", 0) == 0; }();
+  (void)requested;
+}
 
 Device::Device(int index) : index_(index) {
   const int n = count();

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "streampipe/report/host_info.hpp"
 
+#include "streampipe/cuda/device.hpp"
+
 #include <cuda_runtime_api.h>
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -28,6 +30,7 @@ HostInfo describe_host() {
   std::string key;
   double kib = 0;
   if (mem >> key >> kib && key == "MemTotal:") h.memory_gib = kib / (1024.0 * 1024.0);
+  request_hardware_queues();  // cudaDriverGetVersion initializes the driver
   (void)cudaRuntimeGetVersion(&h.cuda_runtime_version);
   if (cudaDriverGetVersion(&h.cuda_driver_version) != cudaSuccess) h.cuda_driver_version = 0;
   return h;

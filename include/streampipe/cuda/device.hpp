@@ -3,8 +3,8 @@
 // A GPU named by explicit index. Properties are read once per device and cached for the
 // process. Device::count() never throws for "no GPU here": it returns 0, and
 // Device::unavailable_reason() says why, so callers can fall back to the host backend.
-// The first call sets CUDA_DEVICE_MAX_CONNECTIONS=32 unless the environment already sets
-// it, so that many streams do not share (and serialize on) the default 8 hardware queues.
+// The library's first call into the CUDA runtime asks for 32 hardware queues
+// (request_hardware_queues), so that many streams do not share the default 8.
 
 #include <cuda_runtime_api.h>
 
@@ -26,6 +26,12 @@ struct PcieLink {
   std::string max_speed;
   int max_width = 0;
 };
+
+// Sets CUDA_DEVICE_MAX_CONNECTIONS=32 unless the environment already sets it. The driver
+// reads it when it initializes (any runtime call, cudaDriverGetVersion included), so it
+// counts only before the process's first CUDA call; streampipe calls it before each of
+// its own. Idempotent, thread-safe, never throws.
+void request_hardware_queues() noexcept;
 
 class Device {
  public:
