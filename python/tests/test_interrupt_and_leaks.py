@@ -15,6 +15,9 @@ CHILD = textwrap.dedent("""
     import numpy as np
     import streampipe as sp
 
+    # Ctrl-C's handler, even when this test runs with SIGINT ignored (a background job's
+    # children inherit that, and Python then installs no handler of its own).
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     running = threading.Event()
 
     def slow(x, out):
