@@ -49,14 +49,18 @@ void bind_images(nb::module_& m) {
     return to_array(std::move(img));
   }, nb::arg("path"), "A PNG or JPEG file as a uint8/uint16 array (height, width[, channels]).");
   m.def("imwrite", [](const std::string& path, const ImageArray& array, const std::string& format, int quality,
-                      bool overwrite) {
+                      bool overwrite, int compression) {
     const auto parsed = io::parse_image_format(format);
     if (!parsed) throw std::invalid_argument("format must be png or jpeg, not '" + format + "'");
     io::Image img = to_image(array);
+    const io::PngWriteOptions png{.compression = compression};
+    (void)io::resolve_png_encoding(png);  // a bad level is a ValueError before any work
     nb::gil_scoped_release release;
-    io::write_image(path, img, *parsed, quality, overwrite ? io::Overwrite::allow : io::Overwrite::refuse);
+    io::write_image(path, img, *parsed, quality, overwrite ? io::Overwrite::allow : io::Overwrite::refuse, png);
   }, nb::arg("path"), nb::arg("array"), nb::arg("format") = "png", nb::arg("quality") = 90,
-        nb::arg("overwrite") = true, "Writes the array as PNG or JPEG, atomically.");
+        nb::arg("overwrite") = true, nb::arg("compression") = 6,
+        "Writes the array as PNG (compression 0-9: 1 is streampipe's fast encoder) or JPEG (quality), "
+        "atomically.");
 }
 
 }  // namespace streampipe::python

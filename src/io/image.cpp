@@ -106,10 +106,10 @@ Image read_image(const std::filesystem::path& path, const ImageReadOptions& opti
 }
 
 void write_image(const std::filesystem::path& path, const Image& image, ImageFormat format,
-                 int jpeg_quality, Overwrite overwrite) {
+                 int jpeg_quality, Overwrite overwrite, const PngWriteOptions& png) {
   if (overwrite == Overwrite::refuse && std::filesystem::exists(path))
     throw std::runtime_error(fmt::format("{}: exists (not overwritten)", path.string()));
-  const auto bytes = format == ImageFormat::png ? encode_png(image) : encode_jpeg(image, jpeg_quality);
+  const auto bytes = format == ImageFormat::png ? encode_png(image, png) : encode_jpeg(image, jpeg_quality);
   report::write_file_atomically(path, bytes, overwrite);
 }
 

@@ -6,6 +6,7 @@
 
 #include "image_codecs.hpp"
 #include "png_chunks.hpp"
+#include "png_fast_encoder.hpp"
 
 #include <fmt/format.h>
 #include <png.h>
@@ -164,6 +165,7 @@ int zlib_strategy(PngStrategy strategy) noexcept {
     case PngStrategy::rle: return Z_RLE;
     case PngStrategy::huffman: return Z_HUFFMAN_ONLY;
     case PngStrategy::filtered:
+    case PngStrategy::fast:  // never reaches zlib (encode_png)
     case PngStrategy::automatic: break;
   }
   return Z_FILTERED;
@@ -275,6 +277,7 @@ std::string_view to_string(PngStrategy strategy) noexcept {
     case PngStrategy::filtered: return "filtered";
     case PngStrategy::rle: return "rle";
     case PngStrategy::huffman: return "huffman";
+    case PngStrategy::fast: return "fast";
   }
   return "?";
 }
@@ -289,7 +292,7 @@ std::optional<PngFilter> parse_png_filter(std::string_view name) {
 
 std::optional<PngStrategy> parse_png_strategy(std::string_view name) {
   for (auto s : {PngStrategy::automatic, PngStrategy::deflate, PngStrategy::filtered, PngStrategy::rle,
-                 PngStrategy::huffman})
+                 PngStrategy::huffman, PngStrategy::fast})
     if (name == to_string(s)) return s;
   if (name == "deflate") return PngStrategy::deflate;
   return std::nullopt;
@@ -303,15 +306,19 @@ PngEncoding resolve_png_encoding(const PngWriteOptions& options) {
   if (e.filter == PngFilter::automatic)
     e.filter = level == 0 ? PngFilter::none : level == 1 ? PngFilter::up : PngFilter::all;
   if (e.strategy == PngStrategy::automatic)
-    e.strategy = (level == 1 || level == 2)     ? PngStrategy::rle
+    e.strategy = level == 1 && e.filter != PngFilter::all && !options.interlaced ? PngStrategy::fast
+                 : (level == 1 || level == 2)                                   ? PngStrategy::rle
                  : e.filter == PngFilter::none ? PngStrategy::deflate  // libpng's rule
                                                : PngStrategy::filtered;
+  if (e.strategy == PngStrategy::fast && (e.filter == PngFilter::all || options.interlaced))
+    throw std::invalid_argument("the fast PNG encoder writes one fixed filter and no interlacing");
   return e;
 }
 
 std::vector<std::byte> encode_png(const Image& image, const PngWriteOptions& options) {
   image.validate();
   const PngEncoding encoding = resolve_png_encoding(options);
+  if (encoding.strategy == PngStrategy::fast) return detail::encode_png_fast(image, encoding.filter);
   std::vector<std::byte> out;
   out.reserve(image.size_bytes() / 2 + 1024);
   std::vector<png_bytep> rows(image.height);

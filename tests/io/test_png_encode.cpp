@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
-// PNG encoding choices (filter, zlib strategy, level): every combination decodes to the
-// exact input pixels, the filter asked for is the one in the file (checked by inflating
-// the IDAT stream and reading each row's filter byte), the strategy reaches zlib, and the
-// automatic choices follow the documented table.
+// PNG encoding choices (filter, strategy, level): every combination decodes to the exact
+// input pixels, the filter asked for is the one in the file (checked by inflating the IDAT
+// stream and reading each row's filter byte), the strategy reaches its compressor, and the
+// automatic choices follow the documented table. test_png_fast.cpp tests the fast encoder's
+// deflate streams on their own.
 
 #include "streampipe/io/image.hpp"
 
@@ -22,7 +23,7 @@ namespace {
 constexpr std::array kFilters{PngFilter::automatic, PngFilter::none,  PngFilter::sub, PngFilter::up,
                               PngFilter::average,   PngFilter::paeth, PngFilter::all};
 constexpr std::array kStrategies{PngStrategy::automatic, PngStrategy::deflate, PngStrategy::filtered,
-                                 PngStrategy::rle, PngStrategy::huffman};
+                                 PngStrategy::rle, PngStrategy::huffman, PngStrategy::fast};
 
 Image random_image(std::uint32_t w, std::uint32_t h, int channels, int depth, unsigned seed) {
   Image img = Image::make(w, h, channels, depth);
@@ -80,7 +81,7 @@ int filter_byte(PngFilter f) {
 }
 
 TEST(PngEncodeChoices, EveryFilterStrategyAndLevelIsLossless) {
-  int cases = 0;
+  int cases = 0, refused = 0;
   for (int channels = 1; channels <= 4; ++channels)
     for (int depth : {8, 16}) {
       const unsigned seed = static_cast<unsigned>(channels * 31 + depth);
@@ -91,6 +92,12 @@ TEST(PngEncodeChoices, EveryFilterStrategyAndLevelIsLossless) {
             for (int level = 0; level <= 9; ++level) {
               const bool interlaced = (level + static_cast<int>(s)) % 3 == 0;  // a third of them Adam7
               const PngWriteOptions o{.compression = level, .interlaced = interlaced, .filter = f, .strategy = s};
+              const bool adaptive = f == PngFilter::all || (f == PngFilter::automatic && level >= 2);
+              if (s == PngStrategy::fast && (adaptive || interlaced)) {
+                EXPECT_THROW((void)encode_png(img, o), std::invalid_argument);  // one fixed filter, not Adam7
+                ++refused;
+                continue;
+              }
               const Image back = decode_image(encode_png(img, o));
               ASSERT_EQ(back.channels, channels);
               ASSERT_EQ(back.bit_depth, depth);
@@ -102,7 +109,8 @@ TEST(PngEncodeChoices, EveryFilterStrategyAndLevelIsLossless) {
               ++cases;
             }
     }
-  EXPECT_EQ(cases, 4 * 2 * 2 * 7 * 5 * 10);
+  EXPECT_EQ(cases + refused, 4 * 2 * 2 * 7 * 6 * 10);
+  EXPECT_GT(cases, 4 * 2 * 2 * 7 * 5 * 10);  // the fast encoder ran too
 }
 
 TEST(PngEncodeChoices, TheFileHoldsTheFilterAskedFor) {
@@ -138,7 +146,8 @@ TEST(PngEncodeChoices, TheStrategyReachesZlib) {
   };
   const std::size_t huffman = size(PngStrategy::huffman);
   EXPECT_GE(huffman, flat.pixels.size() / 8);
-  for (PngStrategy s : {PngStrategy::deflate, PngStrategy::filtered, PngStrategy::rle, PngStrategy::automatic})
+  for (PngStrategy s : {PngStrategy::deflate, PngStrategy::filtered, PngStrategy::rle, PngStrategy::fast,
+                        PngStrategy::automatic})
     EXPECT_LT(size(s) * 4, huffman) << to_string(s);
   // Level 0 stores, whatever the strategy.
   EXPECT_GT(encode_png(flat, {.compression = 0, .strategy = PngStrategy::rle}).size(), flat.pixels.size());
@@ -149,8 +158,9 @@ TEST(PngEncodeChoices, AutomaticChoicesFollowTheTable) {
     const PngEncoding e = resolve_png_encoding({.compression = level});
     EXPECT_EQ(e.level, level);
     const PngFilter want_filter = level == 0 ? PngFilter::none : level == 1 ? PngFilter::up : PngFilter::all;
-    const PngStrategy want_strategy = level == 0 ? PngStrategy::deflate
-                                      : level <= 2 ? PngStrategy::rle
+    const PngStrategy want_strategy = level == 0   ? PngStrategy::deflate
+                                      : level == 1 ? PngStrategy::fast
+                                      : level == 2 ? PngStrategy::rle
                                                    : PngStrategy::filtered;
     EXPECT_EQ(e.filter, want_filter) << "level " << level;
     EXPECT_EQ(e.strategy, want_strategy) << "level " << level;
@@ -163,6 +173,14 @@ TEST(PngEncodeChoices, AutomaticChoicesFollowTheTable) {
   EXPECT_EQ(resolve_png_encoding({.compression = 4, .filter = PngFilter::sub}).strategy, PngStrategy::filtered);
   EXPECT_EQ(resolve_png_encoding({.compression = 1, .filter = PngFilter::all}).strategy, PngStrategy::rle);
   EXPECT_EQ(resolve_png_encoding({.compression = 2, .filter = PngFilter::none}).strategy, PngStrategy::rle);
+  // The fast encoder writes one fixed filter and no Adam7: level 1 falls back to rle there,
+  // and an explicit request for it is refused.
+  EXPECT_EQ(resolve_png_encoding({.compression = 1, .interlaced = true}).strategy, PngStrategy::rle);
+  EXPECT_EQ(resolve_png_encoding({.compression = 1, .filter = PngFilter::paeth}).strategy, PngStrategy::fast);
+  EXPECT_THROW((void)resolve_png_encoding({.compression = 1, .interlaced = true, .strategy = PngStrategy::fast}),
+               std::invalid_argument);
+  EXPECT_THROW((void)resolve_png_encoding({.compression = 5, .filter = PngFilter::all, .strategy = PngStrategy::fast}),
+               std::invalid_argument);
 }
 
 TEST(PngEncodeChoices, RejectsLevelsOutsideZeroToNine) {
@@ -184,7 +202,7 @@ TEST(PngEncodeChoices, NamesParseAndPrint) {
   EXPECT_FALSE(parse_png_filter("Paeth"));
   EXPECT_FALSE(parse_png_filter(""));
   EXPECT_FALSE(parse_png_filter("adaptive"));
-  EXPECT_FALSE(parse_png_strategy("fast"));
+  EXPECT_FALSE(parse_png_strategy("FAST"));
   EXPECT_FALSE(parse_png_strategy("RLE"));
 }
 

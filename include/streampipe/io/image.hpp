@@ -94,14 +94,15 @@ struct ImageReadOptions {
 // libpng's adaptive choice per row (tries all five, keeps the smallest sum of residuals),
 // which costs 5-8x a single filter's time. `automatic` picks by level (resolve_png_encoding).
 enum class PngFilter { automatic, none, sub, up, average, paeth, all };
-// zlib's match finder: `deflate` (Z_DEFAULT_STRATEGY), `filtered` (Z_FILTERED, libpng's
-// default for filtered rows), `rle` (Z_RLE: runs only, distance 1; about as fast as
-// Huffman-only and keeps flat areas small), `huffman` (Z_HUFFMAN_ONLY: no matches at all).
-// zlib's level only matters for deflate and filtered; rle and huffman ignore it (except 0).
-enum class PngStrategy { automatic, deflate, filtered, rle, huffman };
+// The compressor: zlib's match finder as `deflate` (Z_DEFAULT_STRATEGY), `filtered`
+// (Z_FILTERED, libpng's default for filtered rows), `rle` (Z_RLE: runs only, distance 1),
+// `huffman` (Z_HUFFMAN_ONLY: no matches at all); or `fast`, streampipe's own encoder: runs
+// and Huffman codes fitted to each block, like rle without zlib's per-byte costs (one fixed
+// filter, not interlaced). zlib's level only matters for deflate and filtered.
+enum class PngStrategy { automatic, deflate, filtered, rle, huffman, fast };
 
 // "auto", "none", "sub", "up", "avg", "paeth", "all"; "auto", "default", "filtered", "rle",
-// "huffman". Parsing is case-sensitive and also takes "average" and "deflate".
+// "huffman", "fast". Parsing is case-sensitive and also takes "average" and "deflate".
 [[nodiscard]] std::string_view to_string(PngFilter filter) noexcept;
 [[nodiscard]] std::string_view to_string(PngStrategy strategy) noexcept;
 [[nodiscard]] std::optional<PngFilter> parse_png_filter(std::string_view name);
@@ -118,11 +119,12 @@ struct PngWriteOptions {
 // gray photos and flat graphics (docs/image-io.md; the same for every layout, since Image
 // has no palette or sub-byte depth, where libpng recommends no filter):
 //   level 0   filter none, stored        (filtering cannot pay without compression)
-//   level 1   filter up,   rle           (~2x faster than libpng's level 1, and smaller)
+//   level 1   filter up,   fast          (rle when interlaced; docs/image-io.md)
 //   level 2   filter all,  rle           (smaller again on photos and flat graphics)
 //   level 3-9 filter all,  filtered      (libpng's defaults: zlib's string matching, which
 //                                         pays on repeats such as text, not on photo grain)
-// Lossless whatever the choice. Throws std::invalid_argument for a level outside 0-9.
+// Lossless whatever the choice. Throws std::invalid_argument for a level outside 0-9, and
+// for `fast` with the filter `all` or with interlacing.
 struct PngEncoding {
   PngFilter filter;
   PngStrategy strategy;
@@ -137,8 +139,9 @@ struct PngEncoding {
 [[nodiscard]] std::vector<std::byte> encode_jpeg(const Image& image, int quality = 90);
 
 // Encodes and writes through write_file_atomically (temp file + rename). With
-// Overwrite::refuse an existing file is an error and is left untouched.
+// Overwrite::refuse an existing file is an error and is left untouched. `png` applies to
+// PNG output only.
 void write_image(const std::filesystem::path& path, const Image& image, ImageFormat format,
-                 int jpeg_quality = 90, Overwrite overwrite = Overwrite::refuse);
+                 int jpeg_quality = 90, Overwrite overwrite = Overwrite::refuse, const PngWriteOptions& png = {});
 
 }  // namespace streampipe::io
