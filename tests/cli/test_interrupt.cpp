@@ -51,8 +51,9 @@ class Interrupt : public ::testing::Test {
   }
 
   // Enough work that a signal finds the run busy: incompressible images, encoded slowly.
-  void make_images(int count) {
-    for (int i = 0; i < count; ++i) write_png(dir_ / "in" / fmt::format("img{:03}.png", i), 300 + i % 7, 300);
+  void make_images(int count, std::uint32_t width = 300, std::uint32_t height = 300) {
+    for (int i = 0; i < count; ++i)
+      write_png(dir_ / "in" / fmt::format("img{:03}.png", i), width + static_cast<std::uint32_t>(i % 7), height);
   }
 
   // Calls `send(pid)` once `ready()` holds (or after 60 s, which fails the test).
@@ -112,7 +113,9 @@ TEST_F(Interrupt, GraySigtermExits143) {
 }
 
 TEST_F(Interrupt, GraySecondSigintStopsAtOnceWithoutPartialFiles) {
-  make_images(160);
+  // Images large enough that the work in flight outlasts the 20 ms between the signals (with
+  // 300x300 ones an idle 2-core machine finished it first, and the run ended gracefully).
+  make_images(24, 1600, 1200);
   RunOptions o;
   o.while_running = when([this] { return outputs("out") >= 1; },
                          [](pid_t pid) {
