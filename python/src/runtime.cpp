@@ -22,14 +22,12 @@ namespace streampipe::python {
 namespace {
 
 int runtime_version() {
-  request_hardware_queues();  // before the module's first runtime call (Python sets it too)
   int v = 0;
   if (cudaRuntimeGetVersion(&v) != cudaSuccess) detail::clear_expected_error();
   return v;
 }
 
 int driver_version() {
-  request_hardware_queues();
   int v = 0;
   if (cudaDriverGetVersion(&v) != cudaSuccess) detail::clear_expected_error();
   return v;  // 0 without a driver
