@@ -97,7 +97,7 @@ int run_gray(const GrayOptions& o, const ReportOptions& report_options) {
   go.jpeg_quality = o.quality;
   go.png_compression = o.compression;
   go.force = o.force;
-  go.device = o.device;
+  go.devices = {o.device};
   go.lanes = o.lanes;
   go.threads = o.threads;
   go.backend = resolve_gpu_backend(o.backend, o.device) ? pipeline::Backend::gpu : pipeline::Backend::host;

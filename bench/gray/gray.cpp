@@ -214,7 +214,7 @@ void run_gray(State& state) {
   for (const auto& [backend, decoder] : variants) {
     gray::Options o;
     o.backend = backend;
-    o.device = state.device();
+    o.devices = {state.device()};
     o.threads = threads;
     o.lanes = state.get<int>("lanes");
     o.format = *out_format;

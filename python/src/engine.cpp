@@ -55,7 +55,7 @@ pipeline::Backend parse_backend(const std::string& b) {
 pipeline::EngineOptions engine_options(const Settings& s) {
   pipeline::EngineOptions o;
   o.backend = parse_backend(s.backend);
-  o.device = s.device;
+  o.devices = {s.device};
   o.lanes = s.lanes;
   o.depth = s.depth;
   o.batch_items = s.batch_items;

@@ -38,8 +38,21 @@ Backend resolve_backend(const EngineOptions& options, const Operation& op) {
     throw std::invalid_argument(fmt::format("operation '{}' has no device form", op.name));
   if (backend == Backend::host && !op.host)
     throw std::invalid_argument(fmt::format("operation '{}' has no host form", op.name));
-  if (backend == Backend::gpu) (void)Device(options.device);  // validates the index
   return backend;
+}
+
+std::vector<int> resolve_devices(const EngineOptions& options, Backend backend) {
+  for (const int d : options.devices)
+    if (d < 0) throw std::invalid_argument(fmt::format("EngineOptions::devices: {} is not a device index", d));
+  if (backend == Backend::host) return options.devices.empty() ? std::vector<int>{0} : options.devices;
+  const int count = Device::count();
+  std::vector<int> devices = options.devices;
+  if (devices.empty())
+    for (int d = 0; d < count; ++d) devices.push_back(d);
+  for (const int d : devices)
+    if (d >= count) throw std::out_of_range(fmt::format("EngineOptions::devices: GPU {} does not exist ({} GPU(s))", d, count));
+  if (devices.empty()) throw std::out_of_range("EngineOptions::devices: no usable GPU");
+  return devices;
 }
 
 int host_worker_count(const EngineOptions& options) noexcept {
@@ -47,13 +60,21 @@ int host_worker_count(const EngineOptions& options) noexcept {
   return static_cast<int>(std::clamp(std::thread::hardware_concurrency(), 2u, 32u));
 }
 
-std::string describe_engine(const EngineOptions& o, Backend backend, int host_workers) {
-  std::string where = backend == Backend::gpu ? fmt::format("GPU {} ({})", o.device, Device(o.device).name())
-                                              : std::string("host backend (threads + memcpy)");
+std::string describe_engine(const EngineOptions& o, Backend backend, const std::vector<int>& devices,
+                            int host_workers) {
+  std::string where;
+  if (backend == Backend::gpu) {
+    for (const int d : devices)
+      where += fmt::format("{}{} ({})", where.empty() ? (devices.size() > 1 ? "GPUs " : "GPU ") : ", ", d,
+                           Device(d).name());
+  } else {
+    where = "host backend (threads + memcpy)";
+    if (devices.size() > 1) where += fmt::format(", {} simulated devices", devices.size());
+  }
   const std::string staging = o.staging_bytes == 0 ? std::string("staging: a block per slot")
                                                    : fmt::format("staging up to {} MiB", o.staging_bytes >> 20);
-  return fmt::format("{}: {} lanes x depth {}, batch up to {} items / {} MiB, {} host workers, {}, {}{}", where,
-                     o.lanes, o.depth, o.batch_items, o.batch_bytes >> 20, host_workers, staging,
+  return fmt::format("{}: {} lanes{} x depth {}, batch up to {} items / {} MiB, {} host workers, {}, {}{}", where,
+                     o.lanes, devices.size() > 1 ? " per device" : "", o.depth, o.batch_items, o.batch_bytes >> 20, host_workers, staging,
                      o.delivery == Delivery::in_order ? "in-order delivery" : "as-completed delivery",
                      o.use_graphs ? ", graph replay" : "");
 }

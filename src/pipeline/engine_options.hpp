@@ -7,6 +7,7 @@
 #include "streampipe/pipeline/operation.hpp"
 
 #include <string>
+#include <vector>
 
 namespace streampipe::pipeline::detail {
 
@@ -16,14 +17,19 @@ namespace streampipe::pipeline::detail {
 [[nodiscard]] EngineOptions checked_options(EngineOptions options);
 
 // options.backend, or for automatic the GPU when one is usable, else the host. Throws
-// std::invalid_argument when `op` has no form for that backend, and std::out_of_range for a
-// GPU index that does not exist.
+// std::invalid_argument when `op` has no form for that backend.
 [[nodiscard]] Backend resolve_backend(const EngineOptions& options, const Operation& op);
+
+// options.devices, or when empty every usable GPU (GPU backend) or one simulated device 0
+// (host backend). Throws std::out_of_range naming a GPU index that does not exist, and
+// std::invalid_argument for a negative index.
+[[nodiscard]] std::vector<int> resolve_devices(const EngineOptions& options, Backend backend);
 
 // options.host_threads, or when 0 or less one per core, within [2, 32].
 [[nodiscard]] int host_worker_count(const EngineOptions& options) noexcept;
 
 // On the GPU backend it asks the device for its name; Device's errors pass through.
-[[nodiscard]] std::string describe_engine(const EngineOptions& options, Backend backend, int host_workers);
+[[nodiscard]] std::string describe_engine(const EngineOptions& options, Backend backend,
+                                          const std::vector<int>& devices, int host_workers);
 
 }  // namespace streampipe::pipeline::detail

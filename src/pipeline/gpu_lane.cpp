@@ -52,8 +52,8 @@ struct SlotResources {
 
 class GpuLane final : public LaneExecutor {
  public:
-  GpuLane(int device, const LaneConfig& config)
-      : device_(device), config_(config), stream_(device_), anchor_(device_) {
+  explicit GpuLane(const LaneConfig& config)
+      : device_(config.device), config_(config), stream_(device_), anchor_(device_) {
     slots_.reserve(static_cast<std::size_t>(config.slots));
     for (int i = 0; i < config.slots; ++i) slots_.push_back(std::make_unique<SlotResources>(device_));
     if (config.max_batch > 1) {
@@ -88,7 +88,7 @@ class GpuLane final : public LaneExecutor {
 
       const Batch batch(d_in_ ? d_in_->data() : nullptr, work.in_bytes, d_out_ ? d_out_->data() : nullptr,
                         work.out_bytes, work.descriptors, batched ? d_descriptors_.data() : nullptr,
-                        config_.lane, s, work.indices);
+                        config_.lane, config_.device, s, work.indices);
       const auto enqueue_in = [&] {
         for (const auto& c : work.copies_in)
           // Default: the source is pinned host memory or device memory (unified addressing).
@@ -220,8 +220,8 @@ class GpuLane final : public LaneExecutor {
 
 }  // namespace
 
-std::unique_ptr<LaneExecutor> make_gpu_lane(int device, const LaneConfig& config) {
-  return std::make_unique<GpuLane>(device, config);
+std::unique_ptr<LaneExecutor> make_gpu_lane(const LaneConfig& config) {
+  return std::make_unique<GpuLane>(config);
 }
 
 }  // namespace streampipe::pipeline::detail

@@ -97,7 +97,7 @@ class HostLane final : public LaneExecutor {
     signal(inputs_done_, w.slot);
     w.h2d_end_ms = config_.now_ms();
     const Batch batch(in_.data(), w.in_bytes, out_.data(), w.out_bytes, w.descriptors, nullptr,
-                      config_.lane, std::nullopt, w.indices);
+                      config_.lane, config_.device, std::nullopt, w.indices);
     try {
       w.op->host(batch);
     } catch (...) {

@@ -82,14 +82,15 @@ class LaneExecutor {
 };
 
 struct LaneConfig {
-  int lane = 0;
+  int lane = 0;             // engine-wide
+  int device = 0;           // the CUDA device, or the host backend's simulated one
   int slots = 1;            // slot ids this lane may see are < slots (engine-wide ids)
   int max_batch = 1;
   bool use_graphs = false;
   double (*now_ms)() = nullptr;  // the engine's clock
 };
 
-std::unique_ptr<LaneExecutor> make_gpu_lane(int device, const LaneConfig& config);
+std::unique_ptr<LaneExecutor> make_gpu_lane(const LaneConfig& config);
 std::unique_ptr<LaneExecutor> make_host_lane(const LaneConfig& config);
 
 }  // namespace streampipe::pipeline::detail

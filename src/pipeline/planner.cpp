@@ -38,7 +38,7 @@ double probe_ms(const Operation& op, int device_index, std::span<const std::byte
   DeviceBuffer<ItemDescriptor> d_items(device, items.size());
   SP_CUDA_CHECK(cudaMemcpyAsync(d_items.data(), items.data(), d_items.bytes(), cudaMemcpyHostToDevice, stream.handle()));
   const Batch batch(d_in.data(), in_stride * copies, d_out.data(), out_stride * copies, items,
-                    copies > 1 ? d_items.data() : nullptr, 0, stream.ref(), indices);
+                    copies > 1 ? d_items.data() : nullptr, 0, device.index(), stream.ref(), indices);
   Event start(device), stop(device);
   std::vector<double> ms;
   for (int run = 0; run < 4; ++run) {  // the first run loads modules and warms clocks
@@ -55,6 +55,9 @@ Backend resolve(Backend b) {
   if (b == Backend::automatic) return Device::count() > 0 ? Backend::gpu : Backend::host;
   return b;
 }
+
+// The set's first GPU: every device of a set runs the same lanes and batches.
+int probe_device(const EngineOptions& o) { return o.devices.empty() ? 0 : o.devices.front(); }
 
 }  // namespace
 
@@ -75,11 +78,12 @@ Plan plan_chunked(const Operation& op, std::span<const std::byte> in, std::size_
                               (chunk * in_record) >> 20);
     return plan;
   }
-  const LinkLimits& link = link_limits(Device(plan.options.device));
+  const int device = probe_device(plan.options);
+  const LinkLimits& link = link_limits(Device(device));
   const double in_ms = static_cast<double>(chunk * in_record) / (link.peak_gbps("pinned_h2d") * 1e6);
   const double out_ms = static_cast<double>(chunk * out_record) / (link.peak_gbps("pinned_d2h") * 1e6);
   plan.transfer_ms = std::max(in_ms, out_ms);
-  plan.kernel_ms = probe_ms(op, plan.options.device, in.first(chunk * in_record), chunk * out_record, 1);
+  plan.kernel_ms = probe_ms(op, device, in.first(chunk * in_record), chunk * out_record, 1);
   if (plan.kernel_ms <= plan.transfer_ms) {
     plan.options.lanes = 4;  // one chunk in each copy engine, one on the SMs, one being refilled
     plan.reason = fmt::format("copy-bound: kernel {:.3f} ms vs transfer {:.3f} ms per {} MiB chunk -> {} lanes",
@@ -106,13 +110,14 @@ Plan plan_items(const Operation& op, std::span<const std::byte> sample, std::siz
     plan.reason = fmt::format("host backend: one lane per core ({})", plan.options.lanes);
     return plan;
   }
-  const LinkLimits& link = link_limits(Device(plan.options.device));
+  const int device = probe_device(plan.options);
+  const LinkLimits& link = link_limits(Device(device));
   const double in_ms = static_cast<double>(sample.size()) / (link.peak_gbps("pinned_h2d") * 1e6);
   const double out_ms = static_cast<double>(out_bytes) / (link.peak_gbps("pinned_d2h") * 1e6);
   const double item_transfer = std::max(in_ms, out_ms);
   constexpr std::size_t kProbeBatch = 8;
-  plan.kernel_ms_one = probe_ms(op, plan.options.device, sample, out_bytes, 1);
-  const double batch_ms = count >= kProbeBatch ? probe_ms(op, plan.options.device, sample, out_bytes, kProbeBatch) : 0;
+  plan.kernel_ms_one = probe_ms(op, device, sample, out_bytes, 1);
+  const double batch_ms = count >= kProbeBatch ? probe_ms(op, device, sample, out_bytes, kProbeBatch) : 0;
   const bool occupancy_light = count >= kProbeBatch && batch_ms < 0.5 * kProbeBatch * plan.kernel_ms_one;
   if (occupancy_light && plan.kernel_ms_one > item_transfer) {
     // A batch costs about one kernel's time however many items it holds, and a lane runs its

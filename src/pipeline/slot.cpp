@@ -3,6 +3,7 @@
 
 #include "item_validation.hpp"
 
+#include "streampipe/cuda/error.hpp"
 #include "streampipe/cuda/pinned_buffer.hpp"
 
 #include <fmt/format.h>
@@ -58,6 +59,16 @@ bool prepare_work(Slot& slot, const Operation& op, bool host_backend) {
   return true;
 }
 
+bool is_sticky_error(const std::exception_ptr& e) noexcept {
+  try {
+    std::rethrow_exception(e);
+  } catch (const CudaError& c) {
+    return c.sticky();
+  } catch (...) {
+    return false;
+  }
+}
+
 void fail_remaining(Slot& slot, std::exception_ptr e, const std::string& what) {
   for (auto& it : slot.items)
     if (!it->failed) mark_failed(*it, e, what);
@@ -67,15 +78,16 @@ void record_device_stages(Timeline& timeline, const Slot& slot) {
   const SlotWork& w = slot.work;
   const std::size_t first = w.indices.empty() ? 0 : w.indices.front();
   const std::size_t n = w.indices.size();
-  timeline.add({Stage::h2d, slot.lane, first, n, w.h2d_start_ms, w.h2d_end_ms, w.in_bytes});
-  timeline.add({Stage::compute, slot.lane, first, n, w.h2d_end_ms, w.compute_end_ms, 0});
-  timeline.add({Stage::d2h, slot.lane, first, n, w.compute_end_ms, w.d2h_end_ms, w.out_bytes});
+  timeline.add({Stage::h2d, slot.lane, first, n, w.h2d_start_ms, w.h2d_end_ms, w.in_bytes, slot.device});
+  timeline.add({Stage::compute, slot.lane, first, n, w.h2d_end_ms, w.compute_end_ms, 0, slot.device});
+  timeline.add({Stage::d2h, slot.lane, first, n, w.compute_end_ms, w.d2h_end_ms, w.out_bytes, slot.device});
 }
 
 void record_slot_result(ItemState& it, const Slot& slot, std::size_t batch_size, double now_ms) {
   const SlotWork& w = slot.work;
   auto& r = it.result;
   r.lane = slot.lane;
+  r.device = w.must_wait ? slot.device : -1;
   r.batch_size = batch_size;
   r.timing.queued_ms = it.assigned_ms - it.submitted_ms;
   r.timing.stage_in_ms = slot.stage_in_ms;

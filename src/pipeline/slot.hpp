@@ -36,7 +36,10 @@ struct ItemState {
 
 struct Slot {
   int id = 0;
-  int lane = 0;
+  int lane = 0;                 // engine-wide lane index
+  std::size_t member = 0;       // its device's position in the engine's set
+  int device = 0;               // that device (EngineOptions::devices)
+  double acquired_ms = 0;       // when its current batch took it
   std::size_t max_items = 1;
   StagingPool::Lease in_stage;  // lent from the engine's staging pool while needed
   StagingBuffer out_stage;
@@ -49,8 +52,8 @@ struct Slot {
 
   // Room for `max_items` from the start, kept from batch to batch: adding an item to a slot
   // does not allocate, so an item that submit() counted reaches a slot that will deliver it.
-  Slot(int id_, int lane_, bool pinned, std::size_t max_items_)
-      : id(id_), lane(lane_), max_items(max_items_), out_stage(pinned) {
+  Slot(int id_, int lane_, std::size_t member_, int device_, bool pinned, std::size_t max_items_)
+      : id(id_), lane(lane_), member(member_), device(device_), max_items(max_items_), out_stage(pinned) {
     items.reserve(max_items);
     layout.reserve(max_items);
   }
@@ -72,6 +75,8 @@ void mark_not_run(ItemState& it, ItemStatus status, const std::string& why);
 // when no item is left to run. Throws std::bad_alloc, and CudaError when no pinned memory
 // is left for the output staging; the slot's items are then as they were.
 [[nodiscard]] bool prepare_work(Slot& slot, const Operation& op, bool host_backend);
+// Whether `e` is a sticky CudaError: its device can run nothing more.
+[[nodiscard]] bool is_sticky_error(const std::exception_ptr& e) noexcept;
 // Fails every item of the slot not failed yet: `what` failed with `e` (mark_failed).
 void fail_remaining(Slot& slot, std::exception_ptr e, const std::string& what);
 // The slot's device phase on the timeline (copies in, operation, copies out), as its lane

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-// Timeline exports. Rows: one per copy direction (a single DMA engine each), one per lane
+// Timeline exports. Rows per device: one per copy direction (a single DMA engine each), one per lane
 // for compute, and one for the host workers' staging. Chrome-trace "X" events carry times in
 // microseconds; Perfetto and chrome://tracing open the file as it is.
 
@@ -23,16 +23,19 @@ struct Row {
   std::string name;
 };
 
+// A device's rows together, devices in order: each has its own copy engines and lanes.
 Row row_of(const StageRecord& r) {
+  const int base = std::max(r.device, 0) * 100000;
+  const std::string device = r.device >= 0 ? fmt::format("device {} ", r.device) : std::string();
   switch (r.stage) {
-    case Stage::h2d: return {0, "copy H2D"};
-    case Stage::d2h: return {1, "copy D2H"};
-    case Stage::compute: return {10 + std::max(r.lane, 0), fmt::format("lane {} compute", r.lane)};
+    case Stage::h2d: return {base, device + "copy H2D"};
+    case Stage::d2h: return {base + 1, device + "copy D2H"};
+    case Stage::compute: return {base + 10 + std::max(r.lane, 0), fmt::format("{}lane {} compute", device, r.lane)};
     case Stage::stage_in:
     case Stage::stage_out:
     case Stage::queue: break;
   }
-  return {1000, "host staging"};
+  return {1 << 30, "host staging"};  // last, below every device
 }
 
 const char* colour_of(Stage s) {

@@ -120,7 +120,7 @@ RunSummary convert(std::span<const Job> jobs, const Options& o) {
   std::size_t finished = 0;
   pipeline::EngineOptions eo;
   eo.backend = backend;
-  eo.device = o.device;
+  eo.devices = o.devices;
   eo.lanes = lanes;
   // Enough slots that every worker can decode one file while each lane holds one on the device.
   eo.depth = std::max(2, (threads + 2 * lanes - 1) / lanes);
@@ -139,13 +139,22 @@ RunSummary convert(std::span<const Job> jobs, const Options& o) {
   // Declared before the engine, so it outlives the engine's lanes that use it.
 #if defined(STREAMPIPE_HAVE_NVJPEG)
   std::unique_ptr<GpuDecodeStage> gpu_decode;
-  if (o.decode == Decode::gpu) gpu_decode = std::make_unique<GpuDecodeStage>(Device(o.device), lanes, summary.files);
+  if (o.decode == Decode::gpu) {
+    // nvJPEG's state lives on one GPU, and its operation decodes into that GPU's buffers.
+    if (o.devices.size() > 1) throw std::invalid_argument("--decode gpu runs on one GPU: name it (--devices N)");
+    eo.devices = {o.devices.empty() ? 0 : o.devices.front()};
+    gpu_decode = std::make_unique<GpuDecodeStage>(Device(eo.devices.front()), lanes, summary.files);
+  }
   pipeline::Engine engine(gpu_decode ? gpu_decode->operation() : ops::gray_operation(), eo);
 #else
   pipeline::Engine engine(ops::gray_operation(), eo);
 #endif
   summary.backend = pipeline::backend_name(engine.backend());
-  summary.device = engine.backend() == pipeline::Backend::gpu ? Device(o.device).name() : std::string("host");
+  summary.device = "host";
+  if (engine.backend() == pipeline::Backend::gpu) {
+    summary.device.clear();
+    for (const int d : engine.devices()) summary.device += (summary.device.empty() ? "" : ", ") + Device(d).name();
+  }
   summary.engine = engine.describe();
 
   const report::Overwrite overwrite = o.force ? report::Overwrite::allow : report::Overwrite::refuse;

@@ -17,7 +17,7 @@ using namespace testing;
 Options gpu_options() {
   Options o;
   o.backend = pipeline::Backend::gpu;
-  o.device = 0;
+  o.devices = {0};
   o.threads = 4;
   o.lanes = 3;
   return o;

@@ -145,7 +145,7 @@ TEST(GrayGpuDecode, RunMatchesTheCpuDecodePath) {
 
   Options o;
   o.backend = pipeline::Backend::gpu;
-  o.device = 0;
+  o.devices = {0};
   o.threads = 4;
   o.lanes = 3;
   const auto cpu_jobs = jobs_for(files, d / "out-cpu");

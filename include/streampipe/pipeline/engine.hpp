@@ -12,7 +12,10 @@
 // At most lanes x depth batches are in flight; submit() blocks until a slot frees
 // (backpressure). Results arrive through futures and, optionally, a callback in submission
 // order or as completed. A failing item is reported with its index and label; the others go
-// on. A sticky CUDA error fails everything still pending and every later submit.
+// on. An engine spans a set of devices (every usable GPU by default), each with its own
+// lanes and pinned staging; a batch goes to the device expected to finish it first. A
+// device that hits a sticky CUDA error leaves the set and the others go on; once none is
+// left, everything still pending and every later submit fails.
 
 #include "streampipe/pipeline/item.hpp"
 #include "streampipe/pipeline/operation.hpp"
@@ -23,6 +26,7 @@
 #include <future>
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace streampipe::pipeline {
 
@@ -33,8 +37,15 @@ enum class Delivery { as_completed, in_order };
 
 struct EngineOptions {
   Backend backend = Backend::automatic;  // automatic: GPU when one is usable, else host
-  int device = 0;
-  int lanes = 4;
+  // GPU backend: the CUDA devices of the set, in this order (empty: every usable GPU). Host
+  // backend: simulated devices, labels only (empty: one, device 0), so that spreading,
+  // stealing and the loss of a device are tested without a GPU. An index may repeat.
+  std::vector<int> devices;
+  // A device lost to a sticky error leaves the set, and its unfinished items fail with that
+  // error; with this set they run again on the devices left instead (a produce stage then
+  // runs again: it must be repeatable).
+  bool rerun_on_device_loss = false;
+  int lanes = 4;                // per device
   int depth = 2;                // slots per lane: work in flight, and host staging running ahead
   int batch_items = 1;          // > 1: pack up to this many items into one transfer + launch
   std::size_t batch_bytes = std::size_t{16} << 20;  // ... while the packed input stays below
@@ -81,7 +92,10 @@ class Engine {
   [[nodiscard]] Backend backend() const noexcept;
   [[nodiscard]] const EngineOptions& options() const noexcept;
   [[nodiscard]] Timeline& timeline() noexcept;
-  // A line saying which backend, lanes, depth, batching and staging mode are in use.
+  // The devices of the set as resolved (CUDA indices, or the host backend's simulated ones),
+  // including any lost since.
+  [[nodiscard]] const std::vector<int>& devices() const noexcept;
+  // A line saying which backend, devices, lanes, depth, batching and staging mode are in use.
   [[nodiscard]] std::string describe() const;
 
   struct Impl;

@@ -64,7 +64,8 @@ struct ItemResult {
   ItemStatus status = ItemStatus::done;
   std::string error;            // why it failed or was cancelled; names the item
   std::exception_ptr exception; // the original exception when it failed
-  int lane = -1;
+  int device = -1;              // the device that ran it (EngineOptions::devices); -1: none did
+  int lane = -1;                // engine-wide: device position x lanes + the device's lane
   std::size_t batch_size = 1;   // items that shared its transfer and launch
   ItemTiming timing;
 

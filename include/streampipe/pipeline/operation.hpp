@@ -21,10 +21,10 @@ namespace streampipe::pipeline {
 class Batch {
  public:
   Batch(std::byte* in, std::size_t in_bytes, std::byte* out, std::size_t out_bytes,
-        std::span<const ItemDescriptor> items, const ItemDescriptor* device_items, int lane,
+        std::span<const ItemDescriptor> items, const ItemDescriptor* device_items, int lane, int device,
         std::optional<StreamRef> stream, std::span<const std::size_t> indices) noexcept
       : in_(in), out_(out), in_bytes_(in_bytes), out_bytes_(out_bytes), items_(items),
-        device_items_(device_items), lane_(lane), stream_(stream), indices_(indices) {}
+        device_items_(device_items), lane_(lane), device_(device), stream_(stream), indices_(indices) {}
 
   // The whole input and output regions (device memory on the GPU backend, host memory on the
   // host backend). Item k lives at in() + items()[k].in_offset.
@@ -39,6 +39,8 @@ class Batch {
   // Submission index of item k.
   [[nodiscard]] std::size_t index(std::size_t k) const noexcept { return indices_[k]; }
   [[nodiscard]] int lane() const noexcept { return lane_; }
+  // The device it runs on: the CUDA device of the stream, or the host backend's simulated one.
+  [[nodiscard]] int device() const noexcept { return device_; }
   // The lane's stream on the GPU backend.
   [[nodiscard]] StreamRef stream() const { return stream_.value(); }
 
@@ -59,6 +61,7 @@ class Batch {
   std::span<const ItemDescriptor> items_;
   const ItemDescriptor* device_items_;
   int lane_;
+  int device_;
   std::optional<StreamRef> stream_;
   std::span<const std::size_t> indices_;
 };

@@ -51,8 +51,8 @@ struct Options {
   bool force = false;        // replace existing outputs
   Decode decode = Decode::cpu;  // gpu: needs nvJPEG (gpu_decode_available()) and the GPU backend
   pipeline::Backend backend = pipeline::Backend::automatic;
-  int device = 0;
-  int lanes = 0;    // 0: 4 streams on the GPU; on the host backend, one per 4 threads (>= 2)
+  std::vector<int> devices;  // the engine's device set (empty: every usable GPU); files spread over them
+  int lanes = 0;    // per device; 0: 4 streams on the GPU; on the host backend, one per 4 threads (>= 2)
   int threads = 0;  // decode/encode workers; 0: the hardware threads
   io::DecodeLimits limits;  // checked from each file's header before it is decoded
   // Called once per file as it finishes (from engine threads, one call at a time), with the
@@ -73,7 +73,7 @@ struct RunSummary {
   std::uint64_t pixels = 0;     // of the converted images
   double wall_ms = 0;           // first submit to last delivery
   std::string backend;          // "gpu" or "host"
-  std::string device;           // GPU name, or "host"
+  std::string device;           // the GPUs' names, or "host"
   std::string engine;           // Engine::describe()
   std::string decode;           // "cpu" or "gpu", as asked
   std::size_t gpu_decoded = 0;  // files nvJPEG decoded
