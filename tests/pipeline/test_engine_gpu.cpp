@@ -17,6 +17,7 @@
 #include <cstring>
 #include <limits>
 #include <random>
+#include <set>
 #include <thread>
 
 namespace streampipe::pipeline {
@@ -82,6 +83,40 @@ TEST(EngineGpu, GrayImagesFromPageableAndPinnedMatchCpu) {
   EXPECT_EQ(rep.items, static_cast<std::size_t>(kImages));
   EXPECT_GT(rep.h2d_gbps, 0.0);
   for (const auto& r : engine.timeline().records()) EXPECT_LE(r.start_ms, r.end_ms);
+}
+
+// A set naming GPU 0 twice: two members with lanes, slots and staging of their own on one
+// GPU, which is how a one-GPU machine runs the device-set code paths.
+TEST(EngineGpu, ASetOfTwoMembersOnOneGpuSpreadsItemsAndMatchesCpu) {
+  SP_REQUIRE_GPU();
+  auto options = gpu(2);
+  options.devices = {0, 0};
+  options.delivery = Delivery::in_order;
+  Engine engine(ops::gray_operation(), options);
+  EXPECT_EQ(engine.devices(), (std::vector<int>{0, 0}));
+  constexpr int kImages = 40;
+  std::vector<std::vector<std::uint8_t>> rgb, gray, want;
+  for (int i = 0; i < kImages; ++i) {
+    const std::size_t pixels = 320 * 240 + static_cast<std::size_t>(i) * 77;
+    rgb.push_back(random_rgb(pixels, static_cast<unsigned>(100 + i)));
+    want.emplace_back(pixels);
+    ops::rgb_to_gray_host(rgb.back(), want.back());
+    gray.emplace_back(pixels, 0xAB);
+  }
+  std::vector<std::future<ItemResult>> futures;
+  for (int i = 0; i < kImages; ++i)
+    futures.push_back(engine.submit(make_item(std::span<const std::uint8_t>(rgb[i]), std::span<std::uint8_t>(gray[i]))));
+  EXPECT_EQ(engine.drain().done, static_cast<std::size_t>(kImages));
+  std::set<int> lanes;
+  for (int i = 0; i < kImages; ++i) {
+    const auto r = futures[static_cast<std::size_t>(i)].get();
+    ASSERT_TRUE(r.ok()) << r.error;
+    EXPECT_EQ(r.device, 0);
+    lanes.insert(r.lane);
+    ASSERT_EQ(gray[i], want[i]) << i;
+  }
+  // Lanes 0-1 belong to the first member, 2-3 to the second: both took work.
+  EXPECT_TRUE(lanes.count(0) + lanes.count(1) > 0 && lanes.count(2) + lanes.count(3) > 0);
 }
 
 TEST(EngineGpu, BatchedSingleBlockKernelCoversManyArraysPerLaunch) {
