@@ -7,17 +7,19 @@
 
 namespace streampipe::cli {
 
-bool resolve_gpu_backend(const std::string& backend, int device) {
-  bool use_gpu = false;
+bool resolve_backend(const std::string& backend) {
   if (backend == "gpu") {
     if (Device::count() == 0)
       throw UsageError(fmt::format("--backend gpu: no usable GPU ({})", Device::unavailable_reason().value_or("?")));
-    use_gpu = true;
-  } else if (backend == "auto") {
-    use_gpu = Device::count() > 0;
-  } else if (backend != "host") {
-    throw UsageError(fmt::format("--backend '{}' is not one of auto, gpu, host", backend));
+    return true;
   }
+  if (backend == "auto") return Device::count() > 0;
+  if (backend != "host") throw UsageError(fmt::format("--backend '{}' is not one of auto, gpu, host", backend));
+  return false;
+}
+
+bool resolve_gpu_backend(const std::string& backend, int device) {
+  const bool use_gpu = resolve_backend(backend);
   if (use_gpu && device >= Device::count())
     throw UsageError(fmt::format("--device {}: this machine has {} GPU(s)", device, Device::count()));
   return use_gpu;

@@ -40,9 +40,12 @@ struct UsageError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-// Resolves a tool's --backend value (auto, gpu, host) and --device against this machine:
-// true for the GPU. Throws UsageError for an unknown value, --backend gpu without a usable
-// GPU, or a device index that does not exist.
+// Resolves a tool's --backend value (auto, gpu, host) against this machine: true for the
+// GPU. Throws UsageError for an unknown value or --backend gpu without a usable GPU.
+bool resolve_backend(const std::string& backend);
+
+// resolve_backend, and a single --device index that must exist (gray, until it takes
+// --devices as the other tools do: devices_option.hpp).
 bool resolve_gpu_backend(const std::string& backend, int device);
 
 // Ends `app`'s --help with "Example: <command_line>".

@@ -2,6 +2,7 @@
 // `streampipe info`: the GPUs and the measured limits every other report is held against.
 
 #include "commands.hpp"
+#include "devices_option.hpp"
 #include "info_report.hpp"
 #include "option_checks.hpp"
 
@@ -16,9 +17,12 @@ Command add_info(CLI::App& app) {
       "info",
       "List the GPUs (name, compute capability, SMs, memory, copy engines, PCIe link) and "
       "measure pinned/pageable H2D and D2H, both directions at once, and device-to-device "
-      "bandwidth with CUDA events (median of several runs after warm-up).");
+      "bandwidth with CUDA events (median of several runs after warm-up); then every selected GPU "
+      "copying at once (H2D, D2H, both), and flag a link far below the others'.");
   auto options = std::make_shared<InfoOptions>();
-  sub->add_option("-d,--device", options->devices, "GPU index to describe (repeatable; default: all)");
+  add_devices_option(*sub, options->devices,
+                     "GPUs to describe and measure, each alone and then all copying at once: all, or GPU indices, "
+                     "e.g. --devices 0,2; a GPU this machine does not have is refused, with the list of those it has");
   sub->add_option("--size-mib", options->size_mib, "bytes per copy, in MiB")->capture_default_str()
       ->check(CLI::Range(1, 16384));
   sub->add_option("--runs", options->runs, "timed runs per figure (the median is reported)")

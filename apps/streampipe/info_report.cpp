@@ -5,6 +5,8 @@
 
 #include "commands.hpp"
 #include "device_report.hpp"
+#include "devices_option.hpp"
+#include "info_links.hpp"
 #include "streampipe/cuda/bandwidth.hpp"
 #include "streampipe/pipeline/host_copy.hpp"
 #include "streampipe/report/host_info.hpp"
@@ -13,6 +15,7 @@
 #include <fmt/format.h>
 
 #include <thread>
+#include <vector>
 
 namespace streampipe::cli {
 namespace {
@@ -40,6 +43,7 @@ void print_device(const Outputs& out, const nlohmann::json& j) {
 }  // namespace
 
 int run_info(const InfoOptions& o, const Outputs& out, nlohmann::json* json_out) {
+  const std::vector<int> indices = select_gpus(o.devices);  // bad usage before anything is printed
   const auto host = report::describe_host();
   nlohmann::json j;
   j["host"] = host;
@@ -56,25 +60,20 @@ int run_info(const InfoOptions& o, const Outputs& out, nlohmann::json* json_out)
               *reason);
     j["gpu_unavailable_reason"] = *reason;
   } else {
-    std::vector<int> indices = o.devices;
-    if (indices.empty())
-      for (int i = 0; i < Device::count(); ++i) indices.push_back(i);
-    for (const int index : indices) {
-      if (index < 0 || index >= Device::count())
-        throw UsageError(fmt::format("--device {}: there are {} GPUs (0..{})", index, Device::count(),
-                                     Device::count() - 1));
-    }
+    std::vector<Device> devices;
+    std::vector<LinkLimits> links;
+    BandwidthOptions bo;
+    bo.bytes = static_cast<std::size_t>(o.size_mib) << 20;
+    bo.runs = o.runs;
+    bo.warmup = o.warmup;
+    bo.pageable = !o.no_pageable;
     for (const int index : indices) {
       const Device device(index);
+      devices.push_back(device);
       auto dj = bench::describe_device(device);
       print_device(out, dj);
       if (!o.no_measure) {
-        BandwidthOptions bo;
-        bo.bytes = static_cast<std::size_t>(o.size_mib) << 20;
-        bo.runs = o.runs;
-        bo.warmup = o.warmup;
-        bo.pageable = !o.no_pageable;
-        const auto limits = measure_link(device, bo);
+        const auto& limits = links.emplace_back(measure_link(device, bo));
         report::Table table({"path", "GB/s", "min", "max"});
         for (const auto& f : limits.figures)
           table.add_row({f.label, fmt::format("{:.1f}", f.median_gbps), fmt::format("{:.1f}", f.min_gbps),
@@ -87,6 +86,7 @@ int run_info(const InfoOptions& o, const Outputs& out, nlohmann::json* json_out)
       }
       j["devices"].push_back(dj);
     }
+    if (!o.no_measure) report_links(out, devices, links, bo, j);
     if (!o.no_measure) {
       // Staging pageable data costs a host copy into pinned memory: its bandwidth bounds what
       // pageable input can reach, so it belongs next to the link figures.

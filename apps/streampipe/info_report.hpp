@@ -12,7 +12,7 @@
 namespace streampipe::cli {
 
 struct InfoOptions {
-  std::vector<int> devices;
+  std::string devices = "all";  // --devices (devices_option.hpp)
   int size_mib = 256;
   int runs = 9;
   int warmup = 2;

@@ -5,6 +5,7 @@
 // generation (CSV or JSON), PNG snapshots (numbered frames: the animation), a live view.
 
 #include "commands.hpp"
+#include "devices_option.hpp"
 #include "interrupt.hpp"
 #include "json_text.hpp"
 #include "life_population.hpp"
@@ -22,6 +23,7 @@
 #include "streampipe/tools/life_universe.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
 #include <cerrno>
@@ -62,7 +64,7 @@ struct LifeOptions {
   bool allow_special = false;
   bool live = false;
   double fps = 20;
-  int device = 0;
+  std::string devices = "all";
   unsigned rows_per_thread = 0;
   std::string json_path;
 };
@@ -85,6 +87,7 @@ struct Universe {
   Board host;                               // host backend, or the last downloaded state
   std::unique_ptr<DeviceUniverse> device;   // GPU backend
   PopulationLog populations;
+  int runs_on = -1;                         // the GPU (or simulated device) it is dealt to
 };
 
 std::string frame_name(std::size_t universe, std::uint64_t generation) {
@@ -162,7 +165,8 @@ int run_life(const LifeOptions& o, const ReportOptions& report_options) {
   out.claim("--report-json", report_options.json_path);
   if (o.snapshot_every > 0) claim_frames(o, out, report_options);
 
-  const bool use_gpu = resolve_gpu_backend(o.backend, o.device);
+  const DeviceChoice choice = resolve_gpu_devices(o.backend, o.devices);
+  const bool use_gpu = choice.gpu();
 
   std::optional<Pattern> pattern;
   std::uint32_t ox = 0, oy = 0;
@@ -192,10 +196,14 @@ int run_life(const LifeOptions& o, const ReportOptions& report_options) {
   // With a pattern the background is empty unless a density was asked for.
   const double density = pattern && !o.density_given ? 0.0 : o.density;
 
+  std::vector<Device> gpus;
+  for (const int index : use_gpu ? choice.devices : std::vector<int>{}) gpus.emplace_back(index);
+  // Universe i runs on devices[i % n]: universes are all the same size and step the same
+  // generations, so dealing them out in turn balances the GPUs without measuring them.
   std::vector<Universe> universes;
   for (int i = 0; i < o.universes; ++i)
-    universes.push_back({Board{}, nullptr, PopulationLog(!o.population_path.empty())});
-  const std::optional<Device> gpu = use_gpu ? std::optional<Device>(Device(o.device)) : std::nullopt;
+    universes.push_back({Board{}, nullptr, PopulationLog(!o.population_path.empty()),
+                         choice.devices.empty() ? -1 : choice.devices[static_cast<std::size_t>(i) % choice.devices.size()]});
   for (std::size_t i = 0; i < universes.size(); ++i) {
     auto& u = universes[i];
     const std::uint64_t seed = o.seed + i;
@@ -209,7 +217,7 @@ int run_life(const LifeOptions& o, const ReportOptions& report_options) {
       if (pattern) place(u.host, *pattern, ox, oy);
     }
     if (use_gpu) {
-      u.device = std::make_unique<DeviceUniverse>(*gpu, width, height, *kernel);
+      u.device = std::make_unique<DeviceUniverse>(gpus[i % gpus.size()], width, height, *kernel);
       if (o.rows_per_thread != 0 && *kernel == Kernel::bit_packed) u.device->set_rows_per_thread(o.rows_per_thread);
       if (need_host_board)
         u.device->upload(u.host);
@@ -256,7 +264,9 @@ int run_life(const LifeOptions& o, const ReportOptions& report_options) {
     if (use_gpu) {
       n = std::min(n, gpu_chunk);
       const auto t_chunk = std::chrono::steady_clock::now();
-      for (auto& u : universes) u.device->step(n, true);  // all streams busy at once
+      // Every universe's chunk is enqueued before any is waited for: all streams, on every
+      // GPU, busy at once.
+      for (auto& u : universes) u.device->step(n, true);
       for (auto& u : universes) {
         u.populations.add(u.device->populations());
         if (timed)
@@ -311,15 +321,32 @@ int run_life(const LifeOptions& o, const ReportOptions& report_options) {
   const double updates =
       static_cast<double>(width) * height * static_cast<double>(done) * static_cast<double>(universes.size());
 
-  const std::string where = use_gpu ? fmt::format("GPU {} ({}), {} kernel", gpu->index(), gpu->name(), to_string(*kernel))
-                                    : "host backend (CPU reference)";
-  report::Table table({"universe", "start", "final", "min", "max"},
-                      {report::Align::right, report::Align::right, report::Align::right, report::Align::right,
-                       report::Align::right});
+  std::vector<std::string> gpu_names;
+  std::string device_names;  // what --json and --report call the device: its name, or the names
+  for (const auto& gpu : gpus) {
+    gpu_names.push_back(fmt::format("{} ({})", gpu.index(), gpu.name()));
+    device_names += (device_names.empty() ? "" : ", ") + gpu.name();
+  }
+  std::string where = "host backend (CPU reference)";
+  if (use_gpu)
+    where = fmt::format("{}, {} kernel",
+                        gpus.size() == 1 ? "GPU " + gpu_names[0]
+                                         : fmt::format("{} GPUs: {}", gpus.size(), fmt::join(gpu_names, ", ")),
+                        to_string(*kernel));
+  else if (choice.simulated)
+    where += fmt::format(", universes dealt to {} simulated device(s)", choice.devices.size());
+  // Which GPU ran each universe, when there is a choice.
+  const bool show_device = choice.devices.size() > 1 || choice.simulated;
+  std::vector<std::string> columns{"universe"};
+  if (show_device) columns.push_back(use_gpu ? "GPU" : "simulated device");
+  for (const char* c : {"start", "final", "min", "max"}) columns.emplace_back(c);
+  report::Table table(columns, std::vector<report::Align>(columns.size(), report::Align::right));
   for (std::size_t i = 0; i < universes.size(); ++i) {
     const auto& p = universes[i].populations;
-    table.add_row({std::to_string(i), std::to_string(p.first()), std::to_string(p.last()), std::to_string(p.min()),
-                   std::to_string(p.max())});
+    std::vector<std::string> row{std::to_string(i)};
+    if (show_device) row.push_back(std::to_string(universes[i].runs_on));
+    for (const auto v : {p.first(), p.last(), p.min(), p.max()}) row.push_back(std::to_string(v));
+    table.add_row(row);
   }
   out.print("{}", table.str(fmt::format("life {}x{}, {} generation(s), {} universe(s) on {}", width, height, done,
                                         universes.size(), where)));
@@ -362,20 +389,27 @@ int run_life(const LifeOptions& o, const ReportOptions& report_options) {
                         {"universes", universes.size()},
                         {"backend", use_gpu ? "gpu" : "host"},
                         {"kernel", use_gpu ? std::string(to_string(*kernel)) : "host"},
-                        {"device", use_gpu ? gpu->name() : std::string("none")},
+                        {"device", use_gpu ? device_names : std::string("none")},
+                        {"devices", nlohmann::json::array()},
+                        {"universe_devices", nlohmann::json::array()},
                         {"host", report::describe_host()},
                         {"stepping_ms", compute_ms},
                         {"output_ms", output_ms},
                         {"cell_updates_per_s", updates / (compute_ms / 1e3)},
                         {"final_populations", nlohmann::json::array()}};
     for (const auto& u : universes) j["final_populations"].push_back(u.populations.last());
+    for (const auto& gpu : gpus) j["devices"].push_back({{"index", gpu.index()}, {"name", gpu.name()}});
+    if (choice.simulated)
+      for (const int d : choice.devices) j["devices"].push_back({{"index", d}, {"name", "simulated"}});
+    if (!choice.devices.empty())
+      for (const auto& u : universes) j["universe_devices"].push_back(u.runs_on);
     out.write(o.json_path, json_text(j, 2));
   }
   if (timed) {
     report::LatencyRun run;
     run.name = fmt::format("life {}x{}, {} universe(s) on {}; query = one generation of one universe", width,
                            height, universes.size(), where);
-    run.device = use_gpu ? gpu->name() : std::string("host");
+    run.device = use_gpu ? device_names : std::string("host");
     // The GPU path waits in cudaStreamSynchronize (spins under the default scheduling); the
     // host backend computes in the calling thread and never waits.
     run.sync = use_gpu ? report::SyncMode::spin : report::SyncMode::blocking;
@@ -427,7 +461,11 @@ Command add_life(CLI::App& parent) {
       ->capture_default_str()
       ->check(finite_number())
       ->check(CLI::Range(0.1, 1000.0));
-  sub->add_option("-d,--device", o->device, "GPU index")->capture_default_str()->check(CLI::NonNegativeNumber);
+  add_devices_option(*sub, o->devices,
+                     "GPUs to deal the universes out to, universe u to the (u mod n)-th: all, or GPU indices, e.g. "
+                     "--devices 0,2 -u 4; a GPU this machine does not have is refused, with the list of those it has. "
+                     "With --backend host: simulated devices the universes are dealt to (all step on the host's "
+                     "threads), e.g. --backend host --devices 0,1 -u 4");
   sub->add_option("--rows-per-thread", o->rows_per_thread,
                   "bit-packed kernel: rows each warp writes (1-65536; default 0: sized so every warp fits on the GPU at once)")
       ->check(CLI::Range(0u, 65536u));

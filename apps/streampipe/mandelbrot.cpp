@@ -4,19 +4,20 @@
 // number of differing pixels is reported, and how many of them lie on escape boundaries.
 
 #include "commands.hpp"
+#include "devices_option.hpp"
 #include "json_text.hpp"
 #include "option_checks.hpp"
 #include "outputs.hpp"
 #include "report_option.hpp"
 
 #include "streampipe/cuda/device.hpp"
-#include "streampipe/cuda/device_buffer.hpp"
-#include "streampipe/cuda/event.hpp"
 #include "streampipe/io/image.hpp"
 #include "streampipe/report/host_info.hpp"
 #include "streampipe/tools/mandelbrot.hpp"
+#include "streampipe/tools/mandelbrot_bands.hpp"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
@@ -25,6 +26,7 @@
 #include <chrono>
 #include <filesystem>
 #include <memory>
+#include <numeric>
 #include <sstream>
 
 namespace streampipe::cli {
@@ -47,7 +49,7 @@ struct MandelbrotOptions {
   bool verify = true;
   bool force = false;
   bool allow_special = false;
-  int device = 0;
+  std::string devices = "all";
   std::string json_path;
 };
 
@@ -130,38 +132,46 @@ int run_mandelbrot(const MandelbrotOptions& o, const ReportOptions& report_optio
   out.claim("--json", o.json_path);
   out.claim("--report-json", report_options.json_path);
 
-  const bool use_gpu = resolve_gpu_backend(o.backend, o.device);
+  const DeviceChoice choice = resolve_gpu_devices(o.backend, o.devices);
+  const bool use_gpu = choice.gpu();
 
   std::vector<std::uint32_t> counts;
   double compute_ms = 0;
   std::string where = "host backend";
-  // The one query of --report: the whole image, launched as one kernel.
+  std::vector<BandRun> bands;  // with several devices, simulated or not
+  // The one query of --report: the whole image, one kernel per device.
   report::QueryRecord query;
   const auto t_submit = std::chrono::steady_clock::now();
   const auto since_submit = [t_submit] {
     return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t_submit).count();
   };
-  if (use_gpu) {
-    const Device gpu(o.device);
-    where = fmt::format("GPU {} ({})", gpu.index(), gpu.name());
-    Stream stream(gpu);
-    DeviceBuffer<std::uint32_t> d(gpu, p.pixels());
-    SP_CUDA_CHECK(cudaMemsetAsync(d.data(), 0xff, d.bytes(), stream.handle()));
-    Event start(gpu), stop(gpu), copied(gpu);
-    counts.resize(p.pixels());
+  const double submit_epoch_ms =
+      std::chrono::duration<double, std::milli>(t_submit.time_since_epoch()).count();
+  std::vector<Device> gpus;
+  for (const int index : use_gpu ? choice.devices : std::vector<int>{}) gpus.emplace_back(index);
+  std::vector<std::string> gpu_names;
+  std::string device_names;  // what --json and --report call the device: its name, or the names
+  for (const auto& gpu : gpus) {
+    gpu_names.push_back(fmt::format("{} ({})", gpu.index(), gpu.name()));
+    device_names += (device_names.empty() ? "" : ", ") + gpu.name();
+  }
+  if (use_gpu || choice.simulated) {
     // Stream and buffer creation are setup, not part of the query.
-    query.submit_ms = query.enqueue_begin_ms = since_submit();
-    start.record(stream.ref());
-    compute_device(stream.ref(), p, *precision, d.data());
-    stop.record(stream.ref());
-    SP_CUDA_CHECK(cudaMemcpyAsync(counts.data(), d.data(), d.bytes(), cudaMemcpyDeviceToHost, stream.handle()));
-    copied.record(stream.ref());
-    query.enqueue_end_ms = since_submit();
-    stream.synchronize();
-    query.complete_ms = since_submit();
-    compute_ms = elapsed(start, stop).count();
+    SpreadRun run = use_gpu ? compute_spread(gpus, p, *precision) : compute_spread_host(choice.devices, p, *precision);
+    if (use_gpu)
+      where = gpus.size() == 1 ? "GPU " + gpu_names[0]
+                               : fmt::format("{} GPUs: {}", gpus.size(), fmt::join(gpu_names, ", "));
+    else
+      where = fmt::format("host backend, {} simulated device(s)", choice.devices.size());
+    counts = std::move(run.counts);
+    compute_ms = run.compute_ms;
+    query.submit_ms = query.enqueue_begin_ms = run.enqueue_begin_ms - submit_epoch_ms;
+    query.enqueue_end_ms = run.enqueue_end_ms - submit_epoch_ms;
+    query.complete_ms = run.complete_ms - submit_epoch_ms;
     query.compute_ms = compute_ms;
-    query.d2h_ms = elapsed(stop, copied).count();
+    query.d2h_ms = std::accumulate(run.bands.begin(), run.bands.end(), 0.0,
+                                   [](double m, const BandRun& b) { return std::max(m, b.d2h_ms); });
+    if (run.bands.size() > 1 || choice.simulated) bands = std::move(run.bands);
   } else {
     const auto t0 = std::chrono::steady_clock::now();
     counts = compute_host(p, *precision);
@@ -177,6 +187,20 @@ int run_mandelbrot(const MandelbrotOptions& o, const ReportOptions& report_optio
   out.print("  {:.2f} ms, {:.3g} pixel-iterations/s ({:.3g} pixels x max iterations / s)\n", compute_ms,
             static_cast<double>(total_iterations) / (compute_ms / 1e3),
             static_cast<double>(p.pixels()) * p.max_iterations / (compute_ms / 1e3));
+  if (!bands.empty()) {
+    if (use_gpu)
+      out.print("  {} bands of rows, one per GPU, all launched before any was waited for; time: the first launch to "
+                "the last band's end\n",
+                bands.size());
+    else
+      out.print("  {} bands of rows, one per simulated device, one after another on the host's threads\n",
+                bands.size());
+    for (const auto& b : bands)
+      out.print("    rows {}-{} ({}) on {} {}: {:.2f} ms compute{}\n", b.band.first_row,
+                b.band.first_row + b.band.rows - (b.band.rows > 0 ? 1 : 0), b.band.rows,
+                use_gpu ? "GPU" : "simulated device", b.device, b.compute_ms,
+                use_gpu ? fmt::format(", {:.2f} ms copy back", b.d2h_ms) : std::string());
+  }
 
   nlohmann::json j = {{"tool", "mandelbrot"},
                       {"width", p.width},
@@ -185,13 +209,26 @@ int run_mandelbrot(const MandelbrotOptions& o, const ReportOptions& report_optio
                       {"iterations", p.max_iterations},
                       {"precision", to_string(*precision)},
                       {"backend", use_gpu ? "gpu" : "host"},
-                      {"device", use_gpu ? Device(o.device).name() : std::string("none")},
+                      {"device", use_gpu ? device_names : std::string("none")},
+                      {"devices", nlohmann::json::array()},
                       {"host", report::describe_host()},
                       {"compute_ms", compute_ms},
                       {"iterations_total", total_iterations}};
+  for (const auto& gpu : gpus) j["devices"].push_back({{"index", gpu.index()}, {"name", gpu.name()}});
+  if (choice.simulated)
+    for (const int d : choice.devices) j["devices"].push_back({{"index", d}, {"name", "simulated"}});
+  if (!bands.empty()) {
+    j["bands"] = nlohmann::json::array();
+    for (const auto& b : bands)
+      j["bands"].push_back({{"device", b.device}, {"first_row", b.band.first_row}, {"rows", b.band.rows},
+                            {"compute_ms", b.compute_ms}, {"d2h_ms", b.d2h_ms}});
+  }
   int status = 0;
   if (o.verify) {
-    const auto reference = (!use_gpu && *precision == Precision::double_) ? counts : compute_host(p, Precision::double_);
+    // The host's own whole-image double result is the reference; bands (simulated devices)
+    // are checked against it like a GPU's.
+    const bool is_reference = !use_gpu && !choice.simulated && *precision == Precision::double_;
+    const auto reference = is_reference ? counts : compute_host(p, Precision::double_);
     const Comparison c = compare(reference, counts, p.width, p.height);
     out.print("  against the host double reference: {} pixel(s) differ ({:.4f}%), {} of them on escape boundaries, "
               "largest difference {} iterations\n",
@@ -217,7 +254,7 @@ int run_mandelbrot(const MandelbrotOptions& o, const ReportOptions& report_optio
     report::LatencyRun run;
     run.name = fmt::format("mandelbrot {}x{}, {} iterations, {} on {}; query = one image", p.width, p.height,
                            p.max_iterations, to_string(*precision), where);
-    run.device = use_gpu ? Device(o.device).name() : std::string("host");
+    run.device = use_gpu ? device_names : std::string("host");
     // cudaStreamSynchronize spins under the default scheduling; the host backend computes
     // on its own threads and joins them.
     run.sync = use_gpu ? report::SyncMode::spin : report::SyncMode::blocking;
@@ -254,11 +291,15 @@ Command add_mandelbrot(CLI::App& parent) {
   sub->add_flag("!--no-verify", o->verify, "skip the comparison with the host double reference");
   sub->add_flag("--force", o->force, "replace existing output files");
   add_allow_special_outputs(*sub, o->allow_special);
-  sub->add_option("-d,--device", o->device, "GPU index")->capture_default_str()->check(CLI::NonNegativeNumber);
+  add_devices_option(*sub, o->devices,
+                     "GPUs to spread the image over, one band of rows each (balanced to within a row): all, or GPU "
+                     "indices, e.g. --devices 0,2; a GPU this machine does not have is refused, with the list of those "
+                     "it has. With --backend host: simulated devices, one band each, e.g. --backend host --devices 0,1");
   sub->add_option("--json", o->json_path, "also write the figures as JSON to FILE ('-': standard output alone)")
       ->check(file_name());
-  auto report = add_report_options(*sub, "the whole image, launched as one kernel: no H2D, compute and D2H "
-                                           "between events on the GPU; enqueue -> counts on the host");
+  auto report = add_report_options(*sub, "the whole image, one kernel per device: no H2D; compute between events "
+                                           "on one GPU, first launch -> last band's end on several; enqueue -> counts "
+                                           "on the host");
   set_example(*sub, "streampipe mandelbrot --center -0.743,0.131 --width 0.01 -i 5000 -o renders/ --image zoom.png");
   return {sub, [o, report] { return run_mandelbrot(*o, *report); }};
 }

@@ -17,22 +17,6 @@
 namespace streampipe {
 namespace {
 
-// The median, fastest and slowest run's times (report::summarize, the one median of every
-// report) as rates: the fastest time is the highest rate.
-BandwidthFigure summarize(std::string path, std::string label, std::size_t bytes,
-                          const std::vector<double>& ms) {
-  const report::Summary s = report::summarize(ms);
-  const auto gbps = [&](double t) { return static_cast<double>(bytes) / (t * 1e-3) / 1e9; };
-  BandwidthFigure f;
-  f.path = std::move(path);
-  f.label = std::move(label);
-  f.bytes = bytes;
-  f.median_gbps = gbps(s.median);
-  f.max_gbps = gbps(s.min);
-  f.min_gbps = gbps(s.max);
-  return f;
-}
-
 // Runs `body` between two events on `stream`, returning the ms of each timed run. Warm-up
 // lasts at least `warmup` runs and at least kMinWarmup of wall time: an idle GPU and its
 // link take a while to reach full clocks, and a count alone does not cover that.
@@ -57,6 +41,20 @@ std::vector<double> time_runs(const Device& device, StreamRef stream, int warmup
 }
 
 }  // namespace
+
+BandwidthFigure figure_from_runs(std::string path, std::string label, std::size_t bytes,
+                                 const std::vector<double>& ms) {
+  const report::Summary s = report::summarize(ms);
+  const auto gbps = [&](double t) { return static_cast<double>(bytes) / (t * 1e-3) / 1e9; };
+  BandwidthFigure f;
+  f.path = std::move(path);
+  f.label = std::move(label);
+  f.bytes = bytes;
+  f.median_gbps = gbps(s.median);
+  f.max_gbps = gbps(s.min);  // the fastest time is the highest rate
+  f.min_gbps = gbps(s.max);
+  return f;
+}
 
 double LinkLimits::gbps(const std::string& path) const {
   for (const auto& f : figures)
@@ -93,11 +91,11 @@ LinkLimits measure_link(const Device& device, const BandwidthOptions& o) {
   const StreamRef r1 = s1.ref();
   const StreamRef r2 = s2.ref();
 
-  limits.figures.push_back(summarize(
+  limits.figures.push_back(figure_from_runs(
       "pinned_h2d", "pinned host -> device", n, time_runs(device, r1, o.warmup, runs, [&] {
         SP_CUDA_CHECK(cudaMemcpyAsync(d_a.data(), h_a, n, cudaMemcpyHostToDevice, r1.handle()));
       })));
-  limits.figures.push_back(summarize(
+  limits.figures.push_back(figure_from_runs(
       "pinned_d2h", "pinned device -> host", n, time_runs(device, r1, o.warmup, runs, [&] {
         SP_CUDA_CHECK(cudaMemcpyAsync(h_b, d_a.data(), n, cudaMemcpyDeviceToHost, r1.handle()));
       })));
@@ -105,7 +103,7 @@ LinkLimits measure_link(const Device& device, const BandwidthOptions& o) {
     // Both copy engines at once: r2 joins r1's start, r1 waits for r2's end.
     Event fork(device, EventTiming::disabled);
     Event join(device, EventTiming::disabled);
-    limits.figures.push_back(summarize(
+    limits.figures.push_back(figure_from_runs(
         "bidirectional", "both directions at once (total)", 2 * n,
         time_runs(device, r1, o.warmup, runs, [&] {
           fork.record(r1);
@@ -116,7 +114,7 @@ LinkLimits measure_link(const Device& device, const BandwidthOptions& o) {
           r1.wait(join);
         })));
   }
-  limits.figures.push_back(summarize(
+  limits.figures.push_back(figure_from_runs(
       "d2d", "device -> device (read + write)", 2 * n, time_runs(device, r1, o.warmup, runs, [&] {
         SP_CUDA_CHECK(cudaMemcpyAsync(d_b.data(), d_a.data(), n, cudaMemcpyDeviceToDevice, r1.handle()));
       })));
@@ -126,12 +124,12 @@ LinkLimits measure_link(const Device& device, const BandwidthOptions& o) {
     std::vector<std::byte> p_b(n, std::byte{0x33});
     // From pageable memory the driver stages through its own pinned buffer and the call
     // returns only when the source has been consumed: what plain cudaMemcpy users get.
-    limits.figures.push_back(summarize(
+    limits.figures.push_back(figure_from_runs(
         "pageable_h2d", "pageable host -> device (cudaMemcpy)", n,
         time_runs(device, r1, o.warmup, runs, [&] {
           SP_CUDA_CHECK(cudaMemcpyAsync(d_a.data(), p_a.data(), n, cudaMemcpyHostToDevice, r1.handle()));
         })));
-    limits.figures.push_back(summarize(
+    limits.figures.push_back(figure_from_runs(
         "pageable_d2h", "pageable device -> host (cudaMemcpy)", n,
         time_runs(device, r1, o.warmup, runs, [&] {
           SP_CUDA_CHECK(cudaMemcpyAsync(p_b.data(), d_a.data(), n, cudaMemcpyDeviceToHost, r1.handle()));

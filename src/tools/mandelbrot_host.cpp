@@ -45,24 +45,37 @@ void Params::validate() const {
 
 std::vector<std::uint32_t> compute_host(const Params& p, Precision precision, unsigned threads) {
   p.validate();
+  return compute_host_rows(p, precision, RowBand{0, p.height}, threads);
+}
+
+std::vector<std::uint32_t> compute_host_rows(const Params& p, Precision precision, RowBand band, unsigned threads) {
+  p.validate();
+  if (band.first_row > p.height || band.rows > p.height - band.first_row)
+    throw std::invalid_argument(fmt::format("rows {}+{} leave a {}-row image", band.first_row, band.rows, p.height));
+  const std::size_t pixels = std::size_t{band.rows} * p.width;
   std::vector<std::uint32_t> counts;
   try {
-    counts.resize(p.pixels());
+    counts.resize(pixels);
   } catch (const std::bad_alloc&) {
-    throw io::AllocationError(std::uint64_t{p.pixels()} * sizeof(std::uint32_t),
-                              fmt::format("the escape counts of a {}x{} image", p.width, p.height));
+    throw io::AllocationError(std::uint64_t{pixels} * sizeof(std::uint32_t),
+                              band.rows == p.height
+                                  ? fmt::format("the escape counts of a {}x{} image", p.width, p.height)
+                                  : fmt::format("the escape counts of {} rows of a {}x{} image", band.rows, p.width,
+                                                p.height));
   }
+  if (band.rows == 0) return counts;
   const double dx = (p.region.x1 - p.region.x0) / p.width, dy = (p.region.y1 - p.region.y0) / p.height;
   if (threads == 0) threads = std::max(1u, std::thread::hardware_concurrency());
-  threads = std::min(threads, p.height);
+  threads = std::min(threads, band.rows);
   // Rows are handed out one at a time: rows inside the set cost far more than others.
   std::atomic<std::uint32_t> next_row{0};
   const auto work = [&] {
-    for (std::uint32_t y = next_row++; y < p.height; y = next_row++) {
+    for (std::uint32_t row = next_row++; row < band.rows; row = next_row++) {
+      const std::uint32_t y = band.first_row + row;  // the image's row: its coordinates
       const double cy = detail::sub(p.region.y1, detail::mul(detail::add(static_cast<double>(y), 0.5), dy));
       for (std::uint32_t x = 0; x < p.width; ++x) {
         const double cx = detail::pixel_coordinate(p.region.x0, dx, x);
-        counts[std::size_t{y} * p.width + x] =
+        counts[std::size_t{row} * p.width + x] =
             precision == Precision::double_
                 ? detail::escape_count<double>(cx, cy, p.max_iterations)
                 : detail::escape_count<float>(static_cast<float>(cx), static_cast<float>(cy), p.max_iterations);

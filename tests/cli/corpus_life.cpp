@@ -45,6 +45,25 @@ Case refused(std::string name, std::vector<std::string> args, std::vector<std::s
 
 std::vector<Case> life_cases() {
   std::vector<Case> cases;
+  // --devices: malformed lists are bad usage on every backend (here the host's).
+  cases.push_back(refused("life_devices_named_twice", {"--devices", "0,1,0"}, {"--devices", "GPU 0 is named twice"}));
+  cases.push_back(refused("life_devices_empty_entry", {"--devices", "0,,1"}, {"--devices", "empty entry"}));
+  cases.push_back(refused("life_devices_negative", {"--devices", "1,-2"}, {"--devices", "-2 is negative"}));
+  cases.push_back(refused("life_devices_not_a_number", {"--devices", "gpu0"}, {"--devices", "'gpu0' is not a GPU index"}));
+  cases.push_back(refused("life_device_option_is_gone", {"--device", "0"}, {"--device"}));
+  {
+    // On the host backend a list names simulated devices: universe u goes to the (u mod n)-th.
+    Case c;
+    c.name = "life_devices_simulated_on_the_host";
+    c.setup = patterns;
+    c.args = life({"--devices", "0,2", "-u", "3", "-g", "4", "--size", "16x16"});
+    c.exit_code = 0;
+    c.check = [](Dir, const RunResult& r) {
+      EXPECT_NE(r.out.find("dealt to 2 simulated device(s)"), std::string::npos) << r.describe();
+      EXPECT_NE(r.out.find("simulated device"), std::string::npos) << r.describe();
+    };
+    cases.push_back(std::move(c));
+  }
   // Patterns.
   cases.push_back(refused("life_pattern_corrupt", {"-p", "bad.rle"}, {"bad.rle:2"},
                           [](Dir d) { write_text(d / "bad.rle", "x = 3, y = 3\nbob$2bq$3o!\n"); }));

@@ -97,7 +97,37 @@ std::vector<Case> other_cases() {
     cases.push_back(c);
   }
 
+  // mandelbrot --devices.
+  cases.push_back(refused("mandelbrot_devices_named_twice", mandelbrot({"--no-image", "--devices", "2,2"}),
+                          {"--devices", "GPU 2 is named twice"}));
+  cases.push_back(refused("mandelbrot_devices_too_large", mandelbrot({"--no-image", "--devices", "12345678901"}),
+                          {"--devices", "too large"}));
+  // --backend auto: a list names GPUs; 999 is missing here with or without a GPU, and the
+  // message says what there is.
+  cases.push_back(refused("mandelbrot_devices_missing_gpu",
+                          {"mandelbrot", "--size", "24x16", "-i", "50", "--no-image", "--devices", "999"},
+                          {"--devices 999", "this machine has"}));
+  {
+    // Simulated devices on the host: one band of rows each, and the same image.
+    Case c;
+    c.name = "mandelbrot_devices_simulated_on_the_host";
+    c.setup = earlier_outputs;
+    c.args = mandelbrot({"--no-image", "--devices", "1,0,2"});
+    c.exit_code = 0;
+    c.check = [](Dir, const RunResult& r) {
+      EXPECT_NE(r.out.find("3 bands of rows"), std::string::npos) << r.describe();
+      EXPECT_NE(r.out.find("rows 0-5 (6) on simulated device 1"), std::string::npos) << r.describe();
+      EXPECT_NE(r.out.find(": 0 pixel(s) differ"), std::string::npos) << r.describe();
+    };
+    cases.push_back(std::move(c));
+  }
   // info, bench, serve-bench, demo.
+  cases.push_back(refused("info_devices_missing_gpu", {"info", "--no-measure", "--devices", "0,999"},
+                          {"--devices 0,999", "this machine has"}));
+  cases.push_back(refused("info_devices_empty", {"info", "--no-measure", "--devices", ""}, {"--devices is empty"}));
+  cases.push_back(refused("info_devices_all_in_a_list", {"info", "--no-measure", "--devices", "all,1"},
+                          {"--devices", "'all' is not a GPU index"}));
+  cases.push_back(refused("info_device_option_is_gone", {"info", "-d", "0"}, {"-d"}));
   cases.push_back(refused("info_runs_zero", {"info", "--runs", "0"}, {"--runs"}));
   cases.push_back(refused("info_size_not_a_number", {"info", "--size-mib", "lots"}, {"--size-mib"}));
   cases.push_back(refused("info_json_exists_without_force", {"info", "--no-measure", "--json", "earlier.json"},

@@ -38,6 +38,11 @@ struct LinkLimits {
   [[nodiscard]] double peak_gbps(const std::string& path) const;
 };
 
+// A figure from the times of its runs in ms: the median run's rate, and the fastest and
+// slowest runs' rates as max and min (report::summarize, the one median of every report).
+[[nodiscard]] BandwidthFigure figure_from_runs(std::string path, std::string label, std::size_t bytes,
+                                               const std::vector<double>& ms);
+
 [[nodiscard]] LinkLimits measure_link(const Device& device, const BandwidthOptions& options = {});
 
 // The limits for `device`, measured once per process with a short probe (64 MiB, 5 runs,

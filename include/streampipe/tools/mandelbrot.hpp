@@ -45,11 +45,28 @@ struct Params {
   [[nodiscard]] std::size_t pixels() const noexcept { return std::size_t{width} * height; }
 };
 
+// Rows [first_row, first_row + rows) of an image: a part computed apart (on its own device)
+// with the whole image's pixel coordinates, so that its counts are those rows' counts.
+struct RowBand {
+  std::uint32_t first_row = 0;
+  std::uint32_t rows = 0;
+  friend bool operator==(const RowBand&, const RowBand&) = default;
+};
+
 // Host: threads == 0 uses every core.
 [[nodiscard]] std::vector<std::uint32_t> compute_host(const Params& params, Precision precision,
                                                       unsigned threads = 0);
+// Host, one band: band.rows x width counts. Throws std::invalid_argument for a band that
+// leaves the image.
+[[nodiscard]] std::vector<std::uint32_t> compute_host_rows(const Params& params, Precision precision, RowBand band,
+                                                           unsigned threads = 0);
 // Device: writes params.pixels() counts to `counts` (device memory), enqueued on `stream`.
 void compute_device(StreamRef stream, const Params& params, Precision precision, std::uint32_t* counts);
+// Device, one band: writes band.rows x width counts to `counts` (device memory of the
+// stream's device), enqueued on `stream`; an empty band enqueues nothing. Throws
+// std::invalid_argument for a band that leaves the image.
+void compute_device_rows(StreamRef stream, const Params& params, Precision precision, RowBand band,
+                         std::uint32_t* counts);
 
 struct Comparison {
   std::uint64_t differing = 0;           // pixels whose count differs from the reference
