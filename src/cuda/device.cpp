@@ -94,6 +94,18 @@ Device Device::current() {
   return Device(index);
 }
 
+int Device::host_numa_node() const {
+  int node = -1;
+  const cudaError_t status = cudaDeviceGetAttribute(&node, cudaDevAttrHostNumaId, index_);
+  // Drivers before the attribute existed refuse it: no NUMA id to go by, not an error.
+  if (status == cudaErrorInvalidValue) {
+    detail::clear_expected_error();
+    return -1;
+  }
+  SP_CUDA_CHECK(status);
+  return node;
+}
+
 const cudaDeviceProp& Device::properties() const {
   auto& cache = property_cache();
   std::call_once(cache.once[index_],

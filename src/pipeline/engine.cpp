@@ -60,6 +60,8 @@ Engine::Impl::Impl(Operation o, EngineOptions opt) : op(std::move(o)), options(d
   nvtx_initialize();  // before any worker or lane thread opens a range
   backend = detail::resolve_backend(options, op);
   devices = detail::resolve_devices(options, backend);
+  // Each device's pinned staging next to its GPU's socket (where the host has several).
+  for (const int d : devices) numa_nodes.push_back(backend == Backend::gpu ? Device(d).host_numa_node() : -1);
   // Slots numbered device after device; a device's slots take its lanes in turn.
   const int per_device = options.lanes * options.depth;
   const int slot_count = per_device * static_cast<int>(devices.size());
@@ -67,7 +69,7 @@ Engine::Impl::Impl(Operation o, EngineOptions opt) : op(std::move(o)), options(d
     const auto member = static_cast<std::size_t>(i / per_device);
     const int lane = static_cast<int>(member) * options.lanes + (i % per_device) % options.lanes;
     slots.push_back(std::make_unique<Slot>(i, lane, member, devices[member], backend == Backend::gpu,
-                                           static_cast<std::size_t>(options.batch_items)));
+                                           static_cast<std::size_t>(options.batch_items), numa_nodes[member]));
   }
   free_slots = detail::FreeSlots(devices.size(), per_device);
   for (auto& s : slots) free_slots.add(*s);
@@ -92,7 +94,7 @@ Engine::Impl::Impl(Operation o, EngineOptions opt) : op(std::move(o)), options(d
   };
   for (std::size_t d = 0; d < devices.size(); ++d)
     staging.push_back(std::make_unique<detail::StagingPool>(backend == Backend::gpu, options.staging_bytes,
-                                                            slot_count, wait_inputs));
+                                                            slot_count, wait_inputs, numa_nodes[d]));
 }
 
 Engine::Impl::~Impl() {

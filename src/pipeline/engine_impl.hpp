@@ -49,6 +49,7 @@ struct Engine::Impl {
   EngineOptions options;
   Backend backend = Backend::host;
   std::vector<int> devices;  // the set, as resolved; a lost device stays listed
+  std::vector<int> numa_nodes;  // per device: the host node nearest it, -1 unknown
   Timeline timeline;
 
   std::vector<std::unique_ptr<Slot>> slots;

@@ -52,8 +52,8 @@ struct Slot {
 
   // Room for `max_items` from the start, kept from batch to batch: adding an item to a slot
   // does not allocate, so an item that submit() counted reaches a slot that will deliver it.
-  Slot(int id_, int lane_, std::size_t member_, int device_, bool pinned, std::size_t max_items_)
-      : id(id_), lane(lane_), member(member_), device(device_), max_items(max_items_), out_stage(pinned) {
+  Slot(int id_, int lane_, std::size_t member_, int device_, bool pinned, std::size_t max_items_, int numa_node = -1)
+      : id(id_), lane(lane_), member(member_), device(device_), max_items(max_items_), out_stage(pinned, numa_node) {
     items.reserve(max_items);
     layout.reserve(max_items);
   }

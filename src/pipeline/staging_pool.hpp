@@ -41,7 +41,8 @@ class StagingPool {
   // Blocks until the copies in last enqueued for `slot` have finished reading host memory.
   using WaitInputs = std::function<void(int slot)>;
 
-  StagingPool(bool pinned, std::size_t budget, int slots, WaitInputs wait_inputs);
+  // Pinned blocks lie on `numa_node` where the host has several (PinnedPool::acquire).
+  StagingPool(bool pinned, std::size_t budget, int slots, WaitInputs wait_inputs, int numa_node = -1);
   StagingPool(const StagingPool&) = delete;
   StagingPool& operator=(const StagingPool&) = delete;
 
@@ -72,7 +73,7 @@ class StagingPool {
     std::size_t bytes = 0;          // lent size, counted against the budget
     std::uint64_t generation = 1;   // bumped when the block comes back
     bool awaited = false;           // an acquire() is waiting for its copies
-    explicit Block(bool pinned) : buffer(pinned) {}
+    Block(bool pinned, int numa_node) : buffer(pinned, numa_node) {}
   };
 
   // Lends a block under `lock`, which it releases before growing the block.
@@ -81,6 +82,7 @@ class StagingPool {
   [[nodiscard]] Block* current(const Lease& lease);  // under mutex_; null when stale
 
   bool pinned_;
+  int numa_node_;
   std::size_t budget_;
   WaitInputs wait_inputs_;
   mutable std::mutex mutex_;

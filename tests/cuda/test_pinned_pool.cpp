@@ -1,9 +1,15 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "streampipe/cuda/pinned_buffer.hpp"
 #include "streampipe/cuda/pinned_pool.hpp"
+#include "streampipe/cuda/device_buffer.hpp"
+#include "streampipe/cuda/stream.hpp"
 #include "support/gpu.hpp"
 
+#include "numa_pinned.hpp"
+
 #include <chrono>
+#include <cstdint>
+#include <cstring>
 #include <cstdlib>
 #include <thread>
 #include <vector>
@@ -139,6 +145,34 @@ TEST(PinnedPoolGpu, GlobalPoolIsClosedAtExit) {
         std::exit(0);
       },
       ::testing::ExitedWithCode(0), "");
+}
+
+// Staging bound to a NUMA node (numa_pinned.hpp): the pages are pinned and registered, the
+// copy engines take them as they are, and data goes through them both ways unchanged. Node 0
+// exists on every host, so this runs the path even where the host has one node.
+TEST(PinnedPoolGpu, MemoryBoundToANumaNodeIsPinnedAndCopiesBothWays) {
+  SP_REQUIRE_GPU();
+  const Device gpu(0);
+  EXPECT_GE(gpu.host_numa_node(), -1);
+  EXPECT_GE(detail::host_numa_node_count(), 1);
+  constexpr std::size_t kBytes = (std::size_t{4} << 20) + 4096;  // not a whole number of large pages
+  auto* host = static_cast<std::uint8_t*>(detail::numa_pinned_malloc(kBytes, 0));
+  ASSERT_NE(host, nullptr);
+  EXPECT_TRUE(is_copy_engine_direct(host));
+  for (std::size_t i = 0; i < kBytes; ++i) host[i] = static_cast<std::uint8_t>(i * 7);
+  Stream stream(gpu);
+  DeviceBuffer<std::uint8_t> device(gpu, kBytes);
+  SP_CUDA_CHECK(cudaMemcpyAsync(device.data(), host, kBytes, cudaMemcpyHostToDevice, stream.handle()));
+  stream.synchronize();
+  std::memset(host, 0, kBytes);
+  SP_CUDA_CHECK(cudaMemcpyAsync(host, device.data(), kBytes, cudaMemcpyDeviceToHost, stream.handle()));
+  stream.synchronize();
+  for (std::size_t i = 0; i < kBytes; ++i) ASSERT_EQ(host[i], static_cast<std::uint8_t>(i * 7)) << i;
+  detail::numa_pinned_free(host, kBytes);
+  // Through the pool: a block for node 0 (cudaMallocHost's where the host has one node).
+  PinnedPool pool;
+  PinnedBlock block = pool.acquire(1 << 20, 0);
+  EXPECT_TRUE(is_copy_engine_direct(block.data()));
 }
 
 }  // namespace

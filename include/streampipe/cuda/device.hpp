@@ -47,6 +47,9 @@ class Device {
   [[nodiscard]] std::string name() const { return properties().name; }
   [[nodiscard]] int multiprocessors() const { return properties().multiProcessorCount; }
   [[nodiscard]] int copy_engines() const { return properties().asyncEngineCount; }
+  // The host NUMA node nearest the GPU, as the driver reports it (cudaDevAttrHostNumaId),
+  // or -1 where the system has no NUMA or the driver does not say. Throws CudaError.
+  [[nodiscard]] int host_numa_node() const;
   [[nodiscard]] DeviceMemoryInfo memory_info() const;
   [[nodiscard]] PcieLink pcie_link() const;
 

@@ -39,13 +39,14 @@ class PinnedBlock {
  private:
   friend class PinnedPool;
   PinnedBlock(std::shared_ptr<detail::PinnedPoolState> pool, std::byte* data, std::size_t size,
-              std::size_t capacity) noexcept
-      : pool_(std::move(pool)), data_(data), size_(size), capacity_(capacity) {}
+              std::size_t capacity, int numa_node) noexcept
+      : pool_(std::move(pool)), data_(data), size_(size), capacity_(capacity), numa_node_(numa_node) {}
 
   std::shared_ptr<detail::PinnedPoolState> pool_;
   std::byte* data_ = nullptr;
   std::size_t size_ = 0;
   std::size_t capacity_ = 0;
+  int numa_node_ = -1;  // the node its pages were bound to; -1: cudaMallocHost's choice
 };
 
 struct PinnedPoolStats {
@@ -65,7 +66,11 @@ class PinnedPool {
   PinnedPool(const PinnedPool&) = delete;
   PinnedPool& operator=(const PinnedPool&) = delete;
 
-  [[nodiscard]] PinnedBlock acquire(std::size_t bytes);
+  // A block of at least `bytes`. With `numa_node` >= 0 on a host of several NUMA nodes, its
+  // pages lie on that node (the one nearest a GPU: Device::host_numa_node()), and only
+  // blocks of that node are reused for it; elsewhere the node is ignored. Throws CudaError
+  // when no pinned memory is left.
+  [[nodiscard]] PinnedBlock acquire(std::size_t bytes, int numa_node = -1);
   [[nodiscard]] PinnedPoolStats stats() const;
   void trim(std::size_t keep_bytes = 0);  // frees idle blocks until at most keep_bytes remain
   // Frees the idle blocks now, and from then on every block as it comes back instead of
