@@ -18,11 +18,4 @@ bool resolve_backend(const std::string& backend) {
   return false;
 }
 
-bool resolve_gpu_backend(const std::string& backend, int device) {
-  const bool use_gpu = resolve_backend(backend);
-  if (use_gpu && device >= Device::count())
-    throw UsageError(fmt::format("--device {}: this machine has {} GPU(s)", device, Device::count()));
-  return use_gpu;
-}
-
 }  // namespace streampipe::cli

@@ -4,6 +4,7 @@
 // when one was wrong.
 
 #include "commands.hpp"
+#include "devices_option.hpp"
 #include "json_text.hpp"
 #include "option_checks.hpp"
 #include "outputs.hpp"
@@ -24,7 +25,7 @@ struct BenchOptions {
   std::string json_path;
   int runs = 7;
   int warmup = 2;
-  int device = 0;
+  std::string devices = "all";
   bool force = false;
   bool allow_special = false;
   std::map<std::string, std::string, std::less<>> outputs;  // declared output -> FILE or "-"
@@ -56,7 +57,10 @@ int run_benchmark(const bench::Benchmark& b, const std::string& name, const Benc
                   const bench::Values& values) {
   Outputs out(o.force, o.allow_special);
   out.claim("--json", o.json_path);
-  bench::Settings settings{o.runs, o.warmup, o.device, o.force, {}};
+  // Without a GPU nothing is selected: the benchmarks run their host rows.
+  std::vector<int> devices = select_gpus(o.devices);
+  if (devices.empty()) devices = {0};
+  bench::Settings settings{o.runs, o.warmup, devices.front(), devices, o.force, {}};
   for (const auto& [output, path] : o.outputs) {
     out.claim("--" + output, path);
     if (!path.empty()) settings.outputs.insert(output);
@@ -67,8 +71,6 @@ int run_benchmark(const bench::Benchmark& b, const std::string& name, const Benc
     fmt::print(stderr, "{} needs a CUDA device: {}\n", name, Device::unavailable_reason().value_or("?"));
     return 1;
   }
-  if (Device::count() > 0 && o.device >= Device::count())
-    throw UsageError(fmt::format("--device {}: this machine has {} GPU(s)", o.device, Device::count()));
   bench::Result result;
   try {
     result = bench::run(b, settings, values, [&out](const std::string& text) { out.print("{}", text); });
@@ -115,7 +117,9 @@ Command add_benchmark(CLI::App& parent, const bench::Benchmark& b, const std::st
       ->capture_default_str()->check(CLI::Range(1, 1000));
   sub->add_option("--warmup", o->warmup, "untimed runs first (module load, pool growth)")
       ->capture_default_str()->check(CLI::Range(0, 100));
-  sub->add_option("-d,--device", o->device, "GPU index")->capture_default_str()->check(CLI::NonNegativeNumber);
+  add_devices_option(*sub, o->devices,
+                     "the GPUs: single-GPU rows run on the first; bench streams adds rows that spread the engine "
+                     "over 2, 3, ... of them (e.g. --devices 0,1)");
   sub->add_flag("--force", o->force, "replace existing output files");
   add_allow_special_outputs(*sub, o->allow_special);
   auto values = std::make_shared<bench::Values>(bench::defaults(b));

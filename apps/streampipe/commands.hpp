@@ -44,10 +44,6 @@ struct UsageError : std::runtime_error {
 // GPU. Throws UsageError for an unknown value or --backend gpu without a usable GPU.
 bool resolve_backend(const std::string& backend);
 
-// resolve_backend, and a single --device index that must exist (gray, until it takes
-// --devices as the other tools do: devices_option.hpp).
-bool resolve_gpu_backend(const std::string& backend, int device);
-
 // Ends `app`'s --help with "Example: <command_line>".
 void set_example(CLI::App& app, const std::string& command_line);
 

@@ -67,7 +67,7 @@ Command add_demo(CLI::App& app) {
             out.print("{}", bench::format_table(checks));
             for (const auto& check : checks.rows) status = std::max(status, check.verified ? 0 : 1);
             out.print("\nshort bench (full version: streampipe bench streams)\n");
-            const auto result = bench::run(streams, {gpu ? 3 : 1, 1, 0, options->force, {}}, values,
+            const auto result = bench::run(streams, {gpu ? 3 : 1, 1, 0, {0}, options->force, {}}, values,
                                            [&out](const std::string& text) { out.print("{}", text); });
             out.write(json, json_text(bench::envelope(result, bench::command_line()), 2));
             out.print("\nwrote {0}/bench.json, and for each engine run {0}/<run>.trace.json (Chrome trace: open in "

@@ -5,6 +5,7 @@
 // backend). A bad file is reported with its name and reason, the others finish, exit 1.
 
 #include "commands.hpp"
+#include "devices_option.hpp"
 #include "gray_latency.hpp"
 #include "gray/gray_report.hpp"
 #include "interrupt.hpp"
@@ -44,7 +45,7 @@ struct GrayOptions {
   bool allow_special = false;
   std::string decode = "cpu";
   std::string backend = "auto";
-  int device = 0;
+  std::string devices = "all";
   int lanes = 0;
   int threads = 0;
   std::uint64_t max_pixels = io::DecodeLimits::kDefaultMaxPixels;
@@ -97,16 +98,19 @@ int run_gray(const GrayOptions& o, const ReportOptions& report_options) {
   go.jpeg_quality = o.quality;
   go.png_compression = o.compression;
   go.force = o.force;
-  go.devices = {o.device};
   go.lanes = o.lanes;
   go.threads = o.threads;
-  go.backend = resolve_gpu_backend(o.backend, o.device) ? pipeline::Backend::gpu : pipeline::Backend::host;
+  const DeviceChoice where = resolve_gpu_devices(o.backend, o.devices);
+  go.backend = where.gpu() ? pipeline::Backend::gpu : pipeline::Backend::host;
+  go.devices = where.devices;  // GPUs, or the host backend's simulated devices
   go.decode = *decode;
   go.limits.max_pixels = o.max_pixels;
   go.limits.raise_hint = "raise --max-pixels";
   if (go.decode == gray::Decode::gpu && go.backend != pipeline::Backend::gpu)
     throw UsageError("--decode gpu: nvJPEG decodes on the GPU, and this run uses the host backend (no usable GPU, or "
                      "--backend host); use --decode cpu");
+  if (go.decode == gray::Decode::gpu && go.devices.size() > 1)
+    throw UsageError("--decode gpu: nvJPEG decodes on one GPU; name it with --devices N");
   Outputs out(o.force, o.allow_special);
   Outputs::check_dir("-o", o.output_dir);
   out.claim("--json", o.json_path);
@@ -232,7 +236,9 @@ Command add_gray(CLI::App& parent) {
                   "refuse images larger than this many pixels, checked from the header before decoding (0: no limit)")
       ->capture_default_str();
   sub->add_option("--backend", o->backend, "auto (GPU if present), gpu, or host")->capture_default_str();
-  sub->add_option("-d,--device", o->device, "GPU index")->capture_default_str()->check(CLI::NonNegativeNumber);
+  add_devices_option(*sub, o->devices,
+                     "the GPUs the files are spread over: each file goes to the GPU expected to finish it first "
+                     "(e.g. --devices 0,2); with --backend host, simulated devices");
   sub->add_option("--lanes", o->lanes, "streams (or host lanes); 0: 4 on a GPU, threads/4 on the host")
       ->capture_default_str()->check(CLI::Range(0, 64));
   sub->add_option("--threads", o->threads, "decode/encode worker threads; 0: one per hardware thread")

@@ -73,7 +73,8 @@ struct File {
 struct Settings {
   int runs = 7;
   int warmup = 2;
-  int device = 0;
+  int device = 0;                             // the GPU of single-GPU benchmarks: devices' first
+  std::vector<int> devices{0};                // every GPU a benchmark may spread over (--devices)
   bool force = false;                         // the files it writes itself may replace existing ones
   std::set<std::string, std::less<>> outputs;  // the declared outputs asked for, by name
 };
@@ -86,6 +87,7 @@ class State {
   [[nodiscard]] int runs() const noexcept { return settings_.runs; }
   [[nodiscard]] int warmup() const noexcept { return settings_.warmup; }
   [[nodiscard]] int device() const noexcept { return settings_.device; }
+  [[nodiscard]] const std::vector<int>& devices() const noexcept { return settings_.devices; }
   [[nodiscard]] bool force() const noexcept { return settings_.force; }
   // True when the declared output `name` was asked for: only then is it worth making.
   [[nodiscard]] bool wants(std::string_view output) const { return settings_.outputs.contains(output); }

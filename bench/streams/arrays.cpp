@@ -118,9 +118,19 @@ Experiment arrays_experiment(const Config& c, bool gpu, const LinkLimits* link) 
                                gpu ? c.runs : 1, n, [&](std::size_t i) {
     return pipeline::make_item(std::span<const float>(in[i]), std::span<float>(out[i]));
   }, poison_pageable, verify_pageable, "arrays-engine-pageable", reason));
+  for (const auto& set : gpu ? wider_device_sets(c) : std::vector<std::vector<int>>{}) {
+    auto spread = o;
+    spread.devices = set;
+    pipeline::Engine across(op, spread);
+    ex.rows.push_back(engine_row(c, across, fmt::format("engine, pageable input and output, {} GPUs", set.size()),
+                                 c.runs, n, [&](std::size_t i) {
+      return pipeline::make_item(std::span<const float>(in[i]), std::span<float>(out[i]));
+    }, poison_pageable, verify_pageable, "", ""));
+    ex.rows.back().fields["devices"] = set.size();
+  }
   for (auto& r : ex.rows) {
     r.fields["bytes"] = n * kBytes;
-    r.fields["limit_gbps"] = link ? link->peak_gbps("pinned_h2d") : 0;
+    r.fields["limit_gbps"] = (link ? link->peak_gbps("pinned_h2d") : 0) * r.fields.value("devices", 1.0);
   }
   return ex;
 }

@@ -60,8 +60,14 @@ const std::pair<const char*, std::vector<const char*>> kTraced[] = {
 
 }  // namespace
 
+std::vector<std::vector<int>> wider_device_sets(const Config& c) {
+  std::vector<std::vector<int>> sets;
+  for (std::size_t k = 2; k <= c.devices.size(); ++k) sets.emplace_back(c.devices.begin(), c.devices.begin() + k);
+  return sets;
+}
+
 void write_trace(const Config& c, pipeline::Engine& engine, const std::string& name) {
-  if (c.trace_dir.empty()) return;
+  if (c.trace_dir.empty() || name.empty()) return;  // an untraced run
   bool declared = false;
   for (const auto& [experiment, runs] : kTraced)
     for (const char* run : runs) declared = declared || name == run;

@@ -28,6 +28,7 @@ namespace streampipe::bench::streams {
 
 struct Config {
   int device = 0;
+  std::vector<int> devices{0};  // the engine spreads over 1, 2, ... of them (rows per device count)
   int runs = 7;
   int warmup = 2;
   int images = 64;
@@ -93,6 +94,10 @@ void add_engine_details(Row& row, pipeline::Engine& engine);
 void write_trace(const Config& c, pipeline::Engine& engine, const std::string& name);
 
 // One engine variant: every run submits n items made by make(i), then drains.
+// The device sets the engine rows spread over beyond the first GPU: c.devices' first 2,
+// first 3, ... (none with one GPU).
+[[nodiscard]] std::vector<std::vector<int>> wider_device_sets(const Config& c);
+
 [[nodiscard]] Row engine_row(const Config& c, pipeline::Engine& engine, const std::string& name, int runs, std::size_t n,
                              const std::function<pipeline::Item(std::size_t)>& make,
                              const std::function<void()>& poison, const std::function<bool()>& verify,

@@ -120,11 +120,25 @@ Experiment gray_experiment(const Config& c, bool gpu, const LinkLimits* link) {
                                  c.runs, n, [&](std::size_t i) {
       return pipeline::make_item(std::span<const std::uint8_t>(rgb[i]), std::span<std::uint8_t>(gray[i]));
     }, poison_pageable, verify_pageable, "gray-engine-pageable", reason));
+    for (const auto& set : gpu ? wider_device_sets(c) : std::vector<std::vector<int>>{}) {
+      EngineOptions spread = o;
+      spread.devices = set;
+      Engine across(op, spread);
+      const std::string gpus = fmt::format(", {} GPUs", set.size());
+      ex.rows.push_back(engine_row(c, across, "engine, pinned input" + gpus, c.runs, n, [&](std::size_t i) {
+        return pipeline::make_item(std::span<const std::byte>(pin_in[i].bytes()), pin_out[i].bytes());
+      }, poison_pinned, verify_pinned, "", ""));
+      ex.rows.back().fields["devices"] = set.size();
+      ex.rows.push_back(engine_row(c, across, "engine, pageable input and output" + gpus, c.runs, n, [&](std::size_t i) {
+        return pipeline::make_item(std::span<const std::uint8_t>(rgb[i]), std::span<std::uint8_t>(gray[i]));
+      }, poison_pageable, verify_pageable, "", ""));
+      ex.rows.back().fields["devices"] = set.size();
+    }
   }
   const double limit = link ? link->peak_gbps("pinned_h2d") : 0;
   for (auto& r : ex.rows) {
     r.fields["bytes"] = n * in_bytes;
-    r.fields["limit_gbps"] = limit;
+    r.fields["limit_gbps"] = limit * r.fields.value("devices", 1.0);  // a set of k GPUs: k links
   }
   return ex;
 }

@@ -55,6 +55,7 @@ Table to_table(Experiment ex) {
 void run_streams(State& state) {
   Config c;
   c.device = state.device();
+  c.devices = state.devices();
   c.runs = state.runs();
   c.warmup = state.warmup();
   c.images = state.get<int>("images");

@@ -91,7 +91,7 @@ TEST(Harness, RunsABenchmarkAndWritesTheEnvelope) {
   Values values = defaults(b);
   values["mode"] = std::string("slow");
   std::string printed;
-  const Result r = run(b, {5, 1, 0, false, {}}, values, [&](const std::string& text) { printed += text; });
+  const Result r = run(b, {5, 1, 0, {0}, false, {}}, values, [&](const std::string& text) { printed += text; });
   EXPECT_EQ(printed.rfind("first line\n", 0), 0u);
   EXPECT_NE(printed.find("toy table"), std::string::npos);
   EXPECT_NE(printed.find("a note\n"), std::string::npos);
