@@ -33,7 +33,7 @@ using pipeline::ItemResult;
 
 struct Settings {
   std::string backend = "auto";
-  int device = 0;
+  std::vector<int> devices{0};
   int lanes = 4;
   int depth = 2;
   int batch_items = 1;
@@ -55,7 +55,7 @@ pipeline::Backend parse_backend(const std::string& b) {
 pipeline::EngineOptions engine_options(const Settings& s) {
   pipeline::EngineOptions o;
   o.backend = parse_backend(s.backend);
-  o.devices = {s.device};
+  o.devices = s.devices;
   o.lanes = s.lanes;
   o.depth = s.depth;
   o.batch_items = s.batch_items;
@@ -77,7 +77,7 @@ const char* status_name(pipeline::ItemStatus s) {
   return "unknown";
 }
 
-// (index, label, status, error, exception or None, lane, batch_size, timing dict)
+// (index, label, status, error, exception or None, lane, device, batch_size, timing dict)
 nb::tuple result_tuple(const ItemResult& r) {
   nb::dict t;
   t["queued_ms"] = r.timing.queued_ms;
@@ -89,7 +89,7 @@ nb::tuple result_tuple(const ItemResult& r) {
   t["latency_ms"] = r.timing.latency_ms;
   t["enqueue_ms"] = r.timing.enqueue_ms;
   nb::object exc = r.exception ? to_python_exception(r.exception) : nb::none();
-  return nb::make_tuple(r.index, r.label, status_name(r.status), r.error, exc, r.lane, r.batch_size, t);
+  return nb::make_tuple(r.index, r.label, status_name(r.status), r.error, exc, r.lane, r.device, r.batch_size, t);
 }
 
 class PyEngine {
@@ -245,7 +245,8 @@ class PyEngine {
   [[nodiscard]] nb::list records() const {
     nb::list out;
     for (const auto& r : const_cast<pipeline::Engine&>(opened()).timeline().records())
-      out.append(nb::make_tuple(pipeline::stage_name(r.stage), r.lane, r.first_item, r.items, r.start_ms, r.end_ms, r.bytes));
+      out.append(nb::make_tuple(pipeline::stage_name(r.stage), r.lane, r.first_item, r.items, r.start_ms, r.end_ms, r.bytes,
+                                r.device));
     return out;
   }
   [[nodiscard]] bool closed() const noexcept { return !engine_; }
@@ -360,7 +361,7 @@ void bind_engine(nb::module_& m) {
   nb::class_<Settings>(m, "EngineSettings", "EngineOptions without the callback.")
       .def(nb::init<>())
       .def_rw("backend", &Settings::backend)
-      .def_rw("device", &Settings::device)
+      .def_rw("devices", &Settings::devices)
       .def_rw("lanes", &Settings::lanes)
       .def_rw("depth", &Settings::depth)
       .def_rw("batch_items", &Settings::batch_items)

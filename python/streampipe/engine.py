@@ -37,7 +37,8 @@ class ItemResult:
     status: str                     # "done", "failed" or "cancelled"
     error: str
     exception: Optional[BaseException]
-    lane: int
+    lane: int                       # engine-wide: device position x lanes + the device's lane
+    device: int                     # the GPU (or simulated device) that ran it; -1: none did
     batch_size: int
     timing: Dict[str, float] = field(repr=False)
 
@@ -55,6 +56,7 @@ class StageRecord:
     start_ms: float
     end_ms: float
     bytes: int
+    device: int = -1                # the device of a device stage; -1: a host stage
 
 
 @dataclass(frozen=True)
@@ -100,9 +102,12 @@ class _Prepared:
 
 class Engine:
     """An engine applying `operation` to arrays. Options left as None are chosen by the
-    planner from the first items (GPU) or take the library's defaults (host backend)."""
+    planner from the first items (GPU) or take the library's defaults (host backend).
+    `devices` (default: [device]) spreads the items over several GPUs, each item to the one
+    expected to finish it first; on the host backend it names simulated devices."""
 
-    def __init__(self, operation: Operation, *, backend: str = "auto", device: int = 0, lanes: Optional[int] = None,
+    def __init__(self, operation: Operation, *, backend: str = "auto", device: int = 0,
+                 devices: Optional[Sequence[int]] = None, lanes: Optional[int] = None,
                  depth: Optional[int] = None, batch_items: Optional[int] = None, batch_bytes: Optional[int] = None,
                  staging_bytes: Optional[int] = None, use_graphs: bool = False, in_order: bool = False,
                  host_threads: int = 0, record_timeline: bool = True,
@@ -121,13 +126,19 @@ class Engine:
                              "give the operation host=")
         self.operation = operation
         self.backend = backend
-        self.device = device if backend == "gpu" else -1
+        chosen = [device] if devices is None else list(devices)
+        if not chosen or any(not isinstance(d, int) or d < 0 for d in chosen):
+            raise ValueError(f"devices must be a non-empty list of GPU indices (or, on the host backend, simulated "
+                             f"devices), not {devices!r}")
+        # The GPUs the engine spreads items over (each to the one expected to finish it first).
+        self.devices = chosen
+        self.device = chosen[0] if backend == "gpu" else -1
         self.plan_reason = ""
         self._options = dict(lanes=lanes, depth=depth, batch_items=batch_items, batch_bytes=batch_bytes,
                              staging_bytes=staging_bytes)
         self._settings = _core.EngineSettings()
         self._settings.backend = backend
-        self._settings.device = max(device, 0)
+        self._settings.devices = chosen
         self._settings.use_graphs = use_graphs
         self._settings.in_order = in_order
         self._settings.host_threads = host_threads
@@ -189,8 +200,9 @@ class Engine:
             return
         if self.backend == "host":
             raise ValueError(f"item {index}: the {what} is in GPU memory, but this engine runs on the host backend")
-        if info.place == "device" and info.device != self.device:
-            raise ValueError(f"item {index}: the {what} is on GPU {info.device}, the engine on GPU {self.device}")
+        if info.place == "device" and info.device not in self.devices:
+            gpus = ", ".join(str(d) for d in self.devices)
+            raise ValueError(f"item {index}: the {what} is on GPU {info.device}, the engine on GPU(s) {gpus}")
 
     def map(self, arrays: Iterable[Any], out: Optional[Sequence[Any]] = None) -> List[Any]:
         """Runs every array through the engine and returns the outputs in order (`out`, when

@@ -184,3 +184,25 @@ def test_a_last_partly_filled_batch_is_sent_by_map_and_by_drain():
         drained = concurrent.futures.ThreadPoolExecutor(1).submit(e.drain)
         assert drained.result(timeout=30)["done"] == 13
         assert all(f.done() for f in futures)
+
+
+def test_simulated_devices_share_the_items_and_each_result_names_its_device():
+    xs = [np.full(20000, k, np.float32) for k in range(60)]
+    with host_engine(devices=[0, 1, 2], lanes=1, depth=1) as e:
+        futures = [e.submit(x) for x in xs]
+        e.drain()
+        results = [f.item for f in futures]
+        records = e.timeline()
+    assert e.devices == [0, 1, 2]
+    assert {r.device for r in results} <= {0, 1, 2}
+    assert len({r.device for r in results}) > 1
+    for k, f in enumerate(futures):
+        np.testing.assert_array_equal(f.result(), 2 * xs[k] + 1)
+    assert {r.device for r in records if r.stage == "compute"} == {r.device for r in results}
+
+
+def test_devices_must_be_a_list_of_indices():
+    with pytest.raises(ValueError, match="devices"):
+        host_engine(devices=[])
+    with pytest.raises(ValueError, match="devices"):
+        host_engine(devices=[0, -1])
