@@ -7,11 +7,13 @@
 #include "commands.hpp"
 #include "devices_option.hpp"
 #include "gray_latency.hpp"
+#include "gray_ranks.hpp"
 #include "gray/gray_report.hpp"
 #include "interrupt.hpp"
 #include "json_text.hpp"
 #include "option_checks.hpp"
 #include "outputs.hpp"
+#include "ranks.hpp"
 #include "report_option.hpp"
 
 #include "streampipe/cuda/device.hpp"
@@ -58,12 +60,12 @@ struct GrayOptions {
 // One line on stderr, redrawn at most every 100 ms and at the end.
 class ProgressBar {
  public:
-  ProgressBar(std::size_t total, bool enabled) : total_(total), enabled_(enabled) {}
+  ProgressBar(std::size_t total, bool enabled, std::string rank) : total_(total), enabled_(enabled), rank_(std::move(rank)) {}
   void file_done(const gray::FileResult& f, std::size_t finished) {
     if (!f.ok && !f.cancelled) {  // cancelled ones are counted in the summary, not listed
       ++failed_;
       if (enabled_) std::fputs("\r\033[K", stderr);
-      fmt::print(stderr, "streampipe gray: {}\n", f.error);
+      fmt::print(stderr, "streampipe gray{}: {}\n", rank_, f.error);
     }
     if (!enabled_) return;
     const auto now = std::chrono::steady_clock::now();
@@ -80,6 +82,7 @@ class ProgressBar {
  private:
   std::size_t total_;
   bool enabled_;
+  std::string rank_;  // " (rank N)" under mpirun
   std::size_t failed_ = 0;
   std::chrono::steady_clock::time_point last_{};
 };
@@ -109,6 +112,16 @@ int run_gray(const GrayOptions& o, const ReportOptions& report_options) {
   if (go.decode == gray::Decode::gpu && go.backend != pipeline::Backend::gpu)
     throw UsageError("--decode gpu: nvJPEG decodes on the GPU, and this run uses the host backend (no usable GPU, or "
                      "--backend host); use --decode cpu");
+  const Ranks& ranks = Ranks::get();
+  if (ranks.several()) {
+    if (!o.gantt_path.empty() || report_options.wanted())
+      throw UsageError("--gantt and --report describe one process: under mpirun, --trace writes one trace with a row "
+                       "per rank and --json one report of every rank");
+    // One rank per GPU: the node-local rank picks its GPU from those --devices selected.
+    if (go.backend == pipeline::Backend::gpu)
+      go.devices = {go.devices[static_cast<std::size_t>(
+          report::local_device(ranks.info().local_rank, static_cast<int>(go.devices.size())))]};
+  }
   if (go.decode == gray::Decode::gpu && go.devices.size() > 1)
     throw UsageError("--decode gpu: nvJPEG decodes on one GPU; name it with --devices N");
   Outputs out(o.force, o.allow_special);
@@ -130,14 +143,20 @@ int run_gray(const GrayOptions& o, const ReportOptions& report_options) {
   } catch (const gray::PlanError& e) {
     throw UsageError(e.what());
   }
-  const std::vector<gray::Job>& jobs = plan.jobs;
   // Every image against every input and every other output, by what the paths lead to.
-  for (const auto& job : jobs) out.input("input", job.input.string());
-  for (const auto& job : jobs) out.claim_regular("-o", job.output.string());
+  for (const auto& job : plan.jobs) out.input("input", job.input.string());
+  for (const auto& job : plan.jobs) out.claim_regular("-o", job.output.string());
+  // Under mpirun each rank converts its shard; none writes before all have checked the
+  // outputs, or one rank's new file would read as "exists" to another.
+  const auto shard = report::shard_range(plan.jobs.size(), ranks.info().rank, ranks.info().size);
+  const std::vector<gray::Job> jobs(plan.jobs.begin() + static_cast<std::ptrdiff_t>(shard.begin),
+                                    plan.jobs.begin() + static_cast<std::ptrdiff_t>(shard.end));
+  ranks.barrier();
   // Part of a tree that cannot be read fails the run, but not the files that can be.
-  for (const auto& why : plan.unreadable) fmt::print(stderr, "streampipe gray: {} (skipped)\n", why);
+  if (ranks.leader())
+    for (const auto& why : plan.unreadable) fmt::print(stderr, "streampipe gray: {} (skipped)\n", why);
 
-  ProgressBar bar(jobs.size(), !o.quiet && ::isatty(STDERR_FILENO) != 0);
+  ProgressBar bar(jobs.size(), !o.quiet && !ranks.several() && ::isatty(STDERR_FILENO) != 0, ranks.tag());
   go.on_file = [&bar](const gray::FileResult& f, std::size_t finished) { bar.file_done(f, finished); };
   bool interrupted = false;
   const gray::RunSummary s = [&] {
@@ -157,6 +176,15 @@ int run_gray(const GrayOptions& o, const ReportOptions& report_options) {
                   ? ""
                   : " (no --json, --trace, --gantt or --report-json: they describe whole runs)");
     return interrupt::status();
+  }
+  if (ranks.several()) {
+    const nlohmann::json common = {{"tool", "gray"},
+                                   {"format", io::to_string(*format)},
+                                   {"output_dir", o.output_dir},
+                                   {"host", report::describe_host()},
+                                   {"unreadable", plan.unreadable}};
+    return finish_gray_ranks(ranks, s, s.failed > 0 || !plan.unreadable.empty() ? 1 : 0,
+                             {o.json_path, o.trace_path, o.quiet, common}, out);
   }
 
   if (!o.quiet) {

@@ -4,6 +4,7 @@
 #include "commands.hpp"
 #include "interrupt.hpp"
 #include "outputs.hpp"
+#include "ranks.hpp"
 #include "streampipe/cuda/error.hpp"
 #include "streampipe/version.hpp"
 
@@ -90,9 +91,20 @@ int run(int argc, char** argv) {
     const int code = app.exit(e);
     return code == 0 ? 0 : 2;  // every parse and validation error is bad usage
   }
+  // Under mpirun each rank runs this; MPI ends when the command is done, on every path.
+  struct StopRanks {
+    ~StopRanks() { Ranks::stop(); }
+  } stop_ranks;
   try {
-    for (const auto& command : commands)
-      if (command.app->parsed()) return command.run();
+    Ranks::start();
+    for (const auto& command : commands) {
+      if (!command.app->parsed()) continue;
+      // The commands that share their work among ranks; any other would run whole on each.
+      const std::string name = command.app->get_name();
+      if (Ranks::get().several() && name != "gray")
+        throw UsageError(fmt::format("{} does not run under mpirun (several ranks); gray does", name));
+      return command.run();
+    }
   } catch (const UsageError& e) {
     say("streampipe: {}\n", e.what());
     return 2;
