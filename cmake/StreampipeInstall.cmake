@@ -4,7 +4,8 @@
 # Each layer is a component with its own export set (streampipe-<layer>-targets.cmake), so
 # a consumer loads, and finds the dependencies of, only the layers it asks for and those
 # below them. What each layer needs is read from its target: the streampipe layers it links
-# and the packages its imported targets come from.
+# and the packages its imported targets come from. Opt-in layers (mpi) are installed alike but
+# loaded only when named in COMPONENTS, so only their users find their packages (MPI).
 
 include(CMakePackageConfigHelpers)
 
@@ -20,10 +21,12 @@ set(_streampipe_package_of_PNG PNG)
 set(_streampipe_package_of_JPEG JPEG)
 set(_streampipe_package_of_ZLIB ZLIB)
 set(_streampipe_package_of_OpenSSL OpenSSL)
+set(_streampipe_package_of_MPI MPI)
 
 get_property(_streampipe_layers GLOBAL PROPERTY STREAMPIPE_LAYERS)
+get_property(_streampipe_opt_in_layers GLOBAL PROPERTY STREAMPIPE_OPT_IN_LAYERS)
 set(STREAMPIPE_PACKAGE_LAYERS "")
-foreach(layer IN LISTS _streampipe_layers)
+foreach(layer IN LISTS _streampipe_layers _streampipe_opt_in_layers)
   get_target_property(_direct streampipe_${layer} LINK_LIBRARIES)
   get_target_property(_interface streampipe_${layer} INTERFACE_LINK_LIBRARIES)
   set(_layers "")
@@ -58,6 +61,7 @@ foreach(layer IN LISTS _streampipe_layers)
           DESTINATION ${STREAMPIPE_INSTALL_CMAKEDIR} COMPONENT development)
 endforeach()
 set(STREAMPIPE_PACKAGE_LAYER_ORDER ${_streampipe_layers})
+set(STREAMPIPE_PACKAGE_OPT_IN_LAYERS ${_streampipe_opt_in_layers})
 
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/streampipe ${PROJECT_BINARY_DIR}/include/streampipe
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} COMPONENT development)

@@ -5,9 +5,18 @@
 # project's warnings. Each layer then links only what it needs (src/<layer>/CMakeLists.txt).
 # Define layers in dependency order: the install rules read what each links from its target
 # and list the layers in that order.
+# streampipe_add_library(<layer> OPT_IN <sources>...) defines a layer that stays out of
+# streampipe::streampipe and out of find_package(streampipe) without COMPONENTS: one that
+# brings a dependency (MPI) that programs not asking for it must never link.
 
 function(streampipe_add_library layer)
-  add_library(streampipe_${layer} ${ARGN})
+  set(sources ${ARGN})
+  set(layers_property STREAMPIPE_LAYERS)
+  if(sources AND "${ARGV1}" STREQUAL "OPT_IN")
+    list(POP_FRONT sources)
+    set(layers_property STREAMPIPE_OPT_IN_LAYERS)
+  endif()
+  add_library(streampipe_${layer} ${sources})
   add_library(streampipe::${layer} ALIAS streampipe_${layer})
   set_target_properties(streampipe_${layer} PROPERTIES EXPORT_NAME ${layer})
   # Position-independent code (CMAKE_POSITION_INDEPENDENT_CODE=ON, needed to put the static
@@ -24,5 +33,5 @@ function(streampipe_add_library layer)
     $<INSTALL_INTERFACE:${CMAKE_INSTALL_INCLUDEDIR}>)
   target_compile_features(streampipe_${layer} PUBLIC cxx_std_20)
   streampipe_target_defaults(streampipe_${layer})
-  set_property(GLOBAL APPEND PROPERTY STREAMPIPE_LAYERS ${layer})
+  set_property(GLOBAL APPEND PROPERTY ${layers_property} ${layer})
 endfunction()
