@@ -101,8 +101,8 @@ int run(int argc, char** argv) {
       if (!command.app->parsed()) continue;
       // The commands that share their work among ranks; any other would run whole on each.
       const std::string name = command.app->get_name();
-      if (Ranks::get().several() && name != "gray")
-        throw UsageError(fmt::format("{} does not run under mpirun (several ranks); gray does", name));
+      if (Ranks::get().several() && name != "gray" && name != "mandelbrot")
+        throw UsageError(fmt::format("{} does not run under mpirun (several ranks); gray and mandelbrot do", name));
       return command.run();
     }
   } catch (const UsageError& e) {

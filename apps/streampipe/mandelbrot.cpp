@@ -6,8 +6,10 @@
 #include "commands.hpp"
 #include "devices_option.hpp"
 #include "json_text.hpp"
+#include "mandelbrot_ranks.hpp"
 #include "option_checks.hpp"
 #include "outputs.hpp"
+#include "ranks.hpp"
 #include "report_option.hpp"
 
 #include "streampipe/cuda/device.hpp"
@@ -27,6 +29,7 @@
 #include <filesystem>
 #include <memory>
 #include <numeric>
+#include <optional>
 #include <sstream>
 
 namespace streampipe::cli {
@@ -134,6 +137,9 @@ int run_mandelbrot(const MandelbrotOptions& o, const ReportOptions& report_optio
 
   const DeviceChoice choice = resolve_gpu_devices(o.backend, o.devices);
   const bool use_gpu = choice.gpu();
+  const Ranks& ranks = Ranks::get();
+  if (ranks.several() && report_options.wanted())
+    throw UsageError("--report describes one process: under mpirun, --json reports the whole image and every rank");
 
   std::vector<std::uint32_t> counts;
   double compute_ms = 0;
@@ -155,7 +161,14 @@ int run_mandelbrot(const MandelbrotOptions& o, const ReportOptions& report_optio
     gpu_names.push_back(fmt::format("{} ({})", gpu.index(), gpu.name()));
     device_names += (device_names.empty() ? "" : ", ") + gpu.name();
   }
-  if (use_gpu || choice.simulated) {
+  if (ranks.several()) {
+    std::optional<RankedImage> ranked = compute_ranked(ranks, choice, p, *precision);
+    if (!ranked) return ranks.job_status(0);  // its band went to rank 0, which checks and writes
+    counts = std::move(ranked->run.counts);
+    compute_ms = ranked->run.compute_ms;
+    where = ranked->where;
+    bands = std::move(ranked->run.bands);
+  } else if (use_gpu || choice.simulated) {
     // Stream and buffer creation are setup, not part of the query.
     SpreadRun run = use_gpu ? compute_spread(gpus, p, *precision) : compute_spread_host(choice.devices, p, *precision);
     if (use_gpu)
@@ -188,7 +201,10 @@ int run_mandelbrot(const MandelbrotOptions& o, const ReportOptions& report_optio
             static_cast<double>(total_iterations) / (compute_ms / 1e3),
             static_cast<double>(p.pixels()) * p.max_iterations / (compute_ms / 1e3));
   if (!bands.empty()) {
-    if (use_gpu)
+    if (ranks.several())
+      out.print("  {} bands of rows, one per rank on its own GPU (or host); time: the slowest rank's band\n",
+                bands.size());
+    else if (use_gpu)
       out.print("  {} bands of rows, one per GPU, all launched before any was waited for; time: the first launch to "
                 "the last band's end\n",
                 bands.size());
@@ -198,7 +214,7 @@ int run_mandelbrot(const MandelbrotOptions& o, const ReportOptions& report_optio
     for (const auto& b : bands)
       out.print("    rows {}-{} ({}) on {} {}: {:.2f} ms compute{}\n", b.band.first_row,
                 b.band.first_row + b.band.rows - (b.band.rows > 0 ? 1 : 0), b.band.rows,
-                use_gpu ? "GPU" : "simulated device", b.device, b.compute_ms,
+                use_gpu ? "GPU" : (ranks.several() ? "the host, rank" : "simulated device"), b.device, b.compute_ms,
                 use_gpu ? fmt::format(", {:.2f} ms copy back", b.d2h_ms) : std::string());
   }
 
@@ -263,7 +279,7 @@ int run_mandelbrot(const MandelbrotOptions& o, const ReportOptions& report_optio
     run.queries.push_back(query);
     emit_report(report_options, run, "mandelbrot", out);
   }
-  return status;
+  return ranks.several() ? ranks.job_status(status) : status;
 }
 
 Command add_mandelbrot(CLI::App& parent) {

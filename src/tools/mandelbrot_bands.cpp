@@ -46,8 +46,14 @@ std::vector<RowBand> split_rows(std::uint32_t height, std::size_t bands) {
 
 SpreadRun compute_spread(std::span<const Device> devices, const Params& p, Precision precision) {
   if (devices.empty()) throw std::invalid_argument("compute_spread: no devices");
+  return compute_bands(devices, split_rows(p.height, devices.size()), p, precision);
+}
+
+SpreadRun compute_bands(std::span<const Device> devices, std::span<const RowBand> bands, const Params& p,
+                        Precision precision) {
+  if (devices.empty() || devices.size() != bands.size())
+    throw std::invalid_argument("compute_bands: one band per device, at least one");
   p.validate();
-  const auto bands = split_rows(p.height, devices.size());
   SpreadRun run;
   run.counts.resize(p.pixels());
   std::vector<std::unique_ptr<Part>> parts(bands.size());  // none for an empty band
@@ -103,8 +109,14 @@ SpreadRun compute_spread(std::span<const Device> devices, const Params& p, Preci
 SpreadRun compute_spread_host(std::span<const int> simulated, const Params& p, Precision precision,
                               unsigned threads) {
   if (simulated.empty()) throw std::invalid_argument("compute_spread_host: no devices");
+  return compute_bands_host(simulated, split_rows(p.height, simulated.size()), p, precision, threads);
+}
+
+SpreadRun compute_bands_host(std::span<const int> simulated, std::span<const RowBand> bands, const Params& p,
+                             Precision precision, unsigned threads) {
+  if (simulated.empty() || simulated.size() != bands.size())
+    throw std::invalid_argument("compute_bands_host: one band per device, at least one");
   p.validate();
-  const auto bands = split_rows(p.height, simulated.size());
   SpreadRun run;
   run.counts.resize(p.pixels());
   run.enqueue_begin_ms = run.enqueue_end_ms = now_ms();

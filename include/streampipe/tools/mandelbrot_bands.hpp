@@ -47,10 +47,19 @@ struct SpreadRun {
 // and what compute_device_rows and the CUDA calls throw.
 [[nodiscard]] SpreadRun compute_spread(std::span<const Device> devices, const Params& params, Precision precision);
 
+// The same with the bands given, band i on devices[i]: a part of the image (an MPI rank's
+// rows); counts outside the bands are left 0. Throws std::invalid_argument unless there is
+// one band per device, at least one, and what compute_spread throws.
+[[nodiscard]] SpreadRun compute_bands(std::span<const Device> devices, std::span<const RowBand> bands,
+                                      const Params& params, Precision precision);
+
 // The host backend's version for simulated devices: band i (computed with every core, one
 // band after another) is reported as run by simulated[i]. Throws std::invalid_argument for
 // none.
 [[nodiscard]] SpreadRun compute_spread_host(std::span<const int> simulated, const Params& params,
                                             Precision precision, unsigned threads = 0);
+// The same with the bands given (compute_bands).
+[[nodiscard]] SpreadRun compute_bands_host(std::span<const int> simulated, std::span<const RowBand> bands,
+                                           const Params& params, Precision precision, unsigned threads = 0);
 
 }  // namespace streampipe::tools::mandelbrot
