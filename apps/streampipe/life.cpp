@@ -439,7 +439,9 @@ Command add_life(CLI::App& parent) {
       ->capture_default_str()->check(CLI::Range(1, 1024));
   auto* density = sub->add_option("--density", o->density, "fraction of live cells in the random fill (0 to 1)")
       ->capture_default_str()->check(finite_number())->check(CLI::Range(0.0, 1.0));
-  sub->add_option("--seed", o->seed, "random seed of the first universe")->capture_default_str();
+  sub->add_option("--seed", o->seed, "random seed of the first universe (0 or more)")
+      ->capture_default_str()
+      ->check(not_negative());
   sub->add_option("-p,--pattern", o->pattern, "pattern file (.rle or .cells); the background is empty unless --density is given")
       ->check(CLI::ExistingFile);
   sub->add_option("--max-cells", o->max_cells,

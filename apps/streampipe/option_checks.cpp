@@ -18,6 +18,17 @@ const CLI::Validator& finite_number() {
   return check;
 }
 
+const CLI::Validator& not_negative() {
+  static const CLI::Validator check(
+      [](std::string& value) -> std::string {
+        const auto first = value.find_first_not_of(" \t");
+        if (first != std::string::npos && value[first] == '-') return "'" + value + "' is negative";
+        return {};
+      },
+      "NOT NEGATIVE");
+  return check;
+}
+
 const CLI::Validator& file_name() {
   static const CLI::Validator check(
       [](std::string& value) -> std::string { return value.empty() ? "'' (an empty name) names no file" : ""; }, "");

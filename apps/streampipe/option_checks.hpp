@@ -13,6 +13,10 @@ namespace streampipe::cli {
 // compares false with both bounds). A value that is not a number is left to the conversion.
 [[nodiscard]] const CLI::Validator& finite_number();
 
+// Refuses a negative value for an unsigned option, which CLI11 would wrap around to a huge
+// one ("--seed -1" would read as 2^64 - 1).
+[[nodiscard]] const CLI::Validator& not_negative();
+
 // Refuses an empty name: "--json ''" would otherwise mean "not given".
 [[nodiscard]] const CLI::Validator& file_name();
 

@@ -51,6 +51,8 @@ std::vector<Case> life_cases() {
   cases.push_back(refused("life_devices_negative", {"--devices", "1,-2"}, {"--devices", "-2 is negative"}));
   cases.push_back(refused("life_devices_not_a_number", {"--devices", "gpu0"}, {"--devices", "'gpu0' is not a GPU index"}));
   cases.push_back(refused("life_device_option_is_gone", {"--device", "0"}, {"--device"}));
+  // A negative seed would wrap around to a huge one: refused, not reinterpreted.
+  cases.push_back(refused("life_seed_negative", {"--seed", "-1"}, {"--seed", "'-1' is negative"}));
   {
     // On the host backend a list names simulated devices: universe u goes to the (u mod n)-th.
     Case c;
