@@ -8,9 +8,12 @@
 #include "devices_option.hpp"
 #include "interrupt.hpp"
 #include "json_text.hpp"
+#include "life_frames.hpp"
 #include "life_population.hpp"
+#include "life_ranks.hpp"
 #include "option_checks.hpp"
 #include "outputs.hpp"
+#include "ranks.hpp"
 #include "report_option.hpp"
 
 #include "streampipe/cuda/device.hpp"
@@ -90,48 +93,6 @@ struct Universe {
   int runs_on = -1;                         // the GPU (or simulated device) it is dealt to
 };
 
-std::string frame_name(std::size_t universe, std::uint64_t generation) {
-  return fmt::format("life-u{}-g{:06}.png", universe, generation);
-}
-
-void write_snapshot(const LifeOptions& o, std::size_t index, std::uint64_t generation, const Board& board) {
-  io::write_image(fs::path(o.output_dir) / frame_name(index, generation), render_image(board, o.scale),
-                  io::ImageFormat::png, 90, o.force ? report::Overwrite::allow : report::Overwrite::refuse);
-}
-
-// True when `name` is a frame this run writes.
-bool frame_of_this_run(const LifeOptions& o, const std::string& name) {
-  unsigned long long u = 0, g = 0;
-  int used = 0;
-  if (std::sscanf(name.c_str(), "life-u%llu-g%llu.png%n", &u, &g, &used) != 2 ||
-      static_cast<std::size_t>(used) != name.size() || name != frame_name(u, g))
-    return false;
-  return u < static_cast<unsigned long long>(o.universes) && g <= o.generations && g % o.snapshot_every == 0;
-}
-
-// The frames under -o DIR, checked with one pass over the folder however many the run
-// writes: an existing one is refused without --force, and through `out` (links, special
-// files, inputs) with it; and no FILE option may name one, or the frame would replace it.
-void claim_frames(const LifeOptions& o, Outputs& out, const ReportOptions& report_options) {
-  Outputs::check_dir("-o", o.output_dir);
-  std::error_code ec;
-  const fs::path dir = fs::weakly_canonical(fs::absolute(o.output_dir), ec);
-  for (const auto& [option, path] : {std::pair<const char*, const std::string*>{"--population", &o.population_path},
-                                     {"--json", &o.json_path}, {"--report-json", &report_options.json_path}}) {
-    if (path->empty() || *path == "-") continue;
-    const fs::path file = fs::weakly_canonical(fs::absolute(*path), ec);
-    if (file.parent_path() == dir && frame_of_this_run(o, file.filename().string()))
-      throw UsageError(fmt::format("{} {}: is a frame this run writes under -o {}", option, *path, o.output_dir));
-  }
-  if (!fs::is_directory(o.output_dir, ec)) return;
-  for (const auto& entry : fs::directory_iterator(o.output_dir, ec)) {
-    const std::string name = entry.path().filename().string();
-    if (!frame_of_this_run(o, name)) continue;
-    if (!o.force) throw UsageError(fmt::format("-o {}: {} exists (use --force to replace it)", o.output_dir, name));
-    out.claim_regular("-o", entry.path().string());
-  }
-}
-
 unsigned terminal_columns(unsigned& lines) {
   winsize ws{};
   if (::ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0) {
@@ -163,10 +124,22 @@ int run_life(const LifeOptions& o, const ReportOptions& report_options) {
   out.claim("--population", o.population_path);
   out.claim("--json", o.json_path);
   out.claim("--report-json", report_options.json_path);
-  if (o.snapshot_every > 0) claim_frames(o, out, report_options);
+  const FrameSeries frames{o.output_dir, o.universes, o.generations, o.snapshot_every, o.scale, o.force};
+  if (o.snapshot_every > 0)
+    claim_frames(frames, out, {{"--population", o.population_path}, {"--json", o.json_path},
+                               {"--report-json", report_options.json_path}});
 
   const DeviceChoice choice = resolve_gpu_devices(o.backend, o.devices);
   const bool use_gpu = choice.gpu();
+  const Ranks& ranks = Ranks::get();
+  if (ranks.several() && (o.live || report_options.wanted()))
+    throw UsageError("--live and --report describe one process: under mpirun, the table, --population and --json "
+                     "cover every rank's universes");
+  // Under mpirun this rank's universes; alone, all of them.
+  const auto share = report::shard_range(static_cast<std::size_t>(o.universes), ranks.info().rank, ranks.info().size);
+  // Every rank has checked the outputs before any writes a frame: another rank's new frame
+  // would read as "exists".
+  ranks.barrier();
 
   std::optional<Pattern> pattern;
   std::uint32_t ox = 0, oy = 0;
@@ -197,15 +170,21 @@ int run_life(const LifeOptions& o, const ReportOptions& report_options) {
   const double density = pattern && !o.density_given ? 0.0 : o.density;
 
   std::vector<Device> gpus;
-  for (const int index : use_gpu ? choice.devices : std::vector<int>{}) gpus.emplace_back(index);
+  std::vector<int> dealt_to = choice.devices;  // a rank under mpirun: its node-local GPU alone
+  if (ranks.several() && use_gpu)
+    dealt_to = {choice.devices[static_cast<std::size_t>(
+        report::local_device(ranks.info().local_rank, static_cast<int>(choice.devices.size())))]};
+  for (const int index : use_gpu ? dealt_to : std::vector<int>{}) gpus.emplace_back(index);
   // Universe i runs on devices[i % n]: universes are all the same size and step the same
   // generations, so dealing them out in turn balances the GPUs without measuring them.
+  // Seeds and frame names follow a universe's place in the whole job (share.begin + k).
   std::vector<Universe> universes;
-  for (int i = 0; i < o.universes; ++i)
+  for (std::size_t i = share.begin; i < share.end; ++i)
     universes.push_back({Board{}, nullptr, PopulationLog(!o.population_path.empty()),
-                         choice.devices.empty() ? -1 : choice.devices[static_cast<std::size_t>(i) % choice.devices.size()]});
-  for (std::size_t i = 0; i < universes.size(); ++i) {
-    auto& u = universes[i];
+                         dealt_to.empty() ? (ranks.several() ? ranks.info().rank : -1) : dealt_to[i % dealt_to.size()]});
+  for (std::size_t k = 0; k < universes.size(); ++k) {
+    auto& u = universes[k];
+    const std::size_t i = share.begin + k;
     const std::uint64_t seed = o.seed + i;
     const bool need_host_board = !use_gpu || pattern.has_value();
     if (need_host_board) {
@@ -228,7 +207,7 @@ int run_life(const LifeOptions& o, const ReportOptions& report_options) {
     } else {
       u.populations.add(u.host.population());
     }
-    if (o.snapshot_every > 0) write_snapshot(o, i, 0, u.host);
+    if (o.snapshot_every > 0) write_snapshot(frames, i, 0, u.host);
   }
 
   // Generations run in chunks that end where a snapshot or a live frame is due. On the GPU
@@ -241,7 +220,7 @@ int run_life(const LifeOptions& o, const ReportOptions& report_options) {
   // until its chunk ends, so chunks are bounded (one stream synchronization per chunk).
   const bool timed = report_options.wanted();
   if (timed && use_gpu) {
-    gpu_chunk_max = std::max<std::uint64_t>(1, 65536 / universes.size());
+    gpu_chunk_max = std::max<std::uint64_t>(1, 65536 / std::max<std::size_t>(1, universes.size()));
     for (auto& u : universes) u.device->time_steps(true);
   }
   std::vector<report::QueryRecord> queries;
@@ -299,10 +278,10 @@ int run_life(const LifeOptions& o, const ReportOptions& report_options) {
     const auto t_out = std::chrono::steady_clock::now();
     const bool snapshot = o.snapshot_every > 0 && done % o.snapshot_every == 0;
     if (snapshot || o.live)
-      for (std::size_t i = 0; i < universes.size(); ++i) {
-        auto& u = universes[i];
-        if (use_gpu && (snapshot || i == 0)) u.host = u.device->download();
-        if (snapshot) write_snapshot(o, i, done, u.host);
+      for (std::size_t k = 0; k < universes.size(); ++k) {
+        auto& u = universes[k];
+        if (use_gpu && (snapshot || k == 0)) u.host = u.device->download();
+        if (snapshot) write_snapshot(frames, share.begin + k, done, u.host);
       }
     if (o.live) {
       unsigned lines = 0;
@@ -317,9 +296,7 @@ int run_life(const LifeOptions& o, const ReportOptions& report_options) {
   graceful.reset();
   const bool interrupted = stop.stop_requested();
   const double wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-  const double compute_ms = std::max(wall_ms - output_ms, 1e-6);
-  const double updates =
-      static_cast<double>(width) * height * static_cast<double>(done) * static_cast<double>(universes.size());
+  double compute_ms = std::max(wall_ms - output_ms, 1e-6);
 
   std::vector<std::string> gpu_names;
   std::string device_names;  // what --json and --report call the device: its name, or the names
@@ -335,21 +312,34 @@ int run_life(const LifeOptions& o, const ReportOptions& report_options) {
                         to_string(*kernel));
   else if (choice.simulated)
     where += fmt::format(", universes dealt to {} simulated device(s)", choice.devices.size());
+  if (interrupted && ranks.several()) return interrupt::status();  // every rank was sent the signal
+  std::vector<UniverseOutcome> results;  // every universe of the job, in order
+  for (auto& u : universes) results.push_back({u.runs_on, std::move(u.populations)});
+  if (ranks.several()) {
+    std::optional<JobLife> job = gather_life(ranks, results, compute_ms, output_ms, where);
+    if (!job) return ranks.job_status(0);  // its universes went to rank 0, which reports the job
+    results = std::move(job->universes);
+    compute_ms = job->stepping_ms;
+    output_ms = job->output_ms;
+    where = job->where;
+  }
+  const double updates =
+      static_cast<double>(width) * height * static_cast<double>(done) * static_cast<double>(results.size());
   // Which GPU ran each universe, when there is a choice.
-  const bool show_device = choice.devices.size() > 1 || choice.simulated;
+  const bool show_device = choice.devices.size() > 1 || choice.simulated || ranks.several();
   std::vector<std::string> columns{"universe"};
-  if (show_device) columns.push_back(use_gpu ? "GPU" : "simulated device");
+  if (show_device) columns.push_back(use_gpu ? "GPU" : (ranks.several() ? "rank" : "simulated device"));
   for (const char* c : {"start", "final", "min", "max"}) columns.emplace_back(c);
   report::Table table(columns, std::vector<report::Align>(columns.size(), report::Align::right));
-  for (std::size_t i = 0; i < universes.size(); ++i) {
-    const auto& p = universes[i].populations;
+  for (std::size_t i = 0; i < results.size(); ++i) {
+    const auto& p = results[i].populations;
     std::vector<std::string> row{std::to_string(i)};
-    if (show_device) row.push_back(std::to_string(universes[i].runs_on));
+    if (show_device) row.push_back(std::to_string(results[i].runs_on));
     for (const auto v : {p.first(), p.last(), p.min(), p.max()}) row.push_back(std::to_string(v));
     table.add_row(row);
   }
   out.print("{}", table.str(fmt::format("life {}x{}, {} generation(s), {} universe(s) on {}", width, height, done,
-                                        universes.size(), where)));
+                                        results.size(), where)));
   out.print("{:.1f} ms stepping ({:.3g} cell updates/s), {:.1f} ms writing output\n", compute_ms,
             updates / (compute_ms / 1e3), output_ms);
   if (interrupted) {  // by a signal: what finished, and no machine output
@@ -367,15 +357,15 @@ int run_life(const LifeOptions& o, const ReportOptions& report_options) {
     if (json) {
       nlohmann::json j = {{"width", width}, {"height", height}, {"generations", o.generations},
                           {"populations", nlohmann::json::array()}};
-      for (const auto& u : universes) j["populations"].push_back(u.populations.all());
+      for (const auto& u : results) j["populations"].push_back(u.populations.all());
       text = json_text(j, 1);
     } else {
       text = "generation";
-      for (std::size_t i = 0; i < universes.size(); ++i) text += fmt::format(",universe{}", i);
+      for (std::size_t i = 0; i < results.size(); ++i) text += fmt::format(",universe{}", i);
       text += '\n';
       for (std::uint64_t g = 0; g <= o.generations; ++g) {
         text += std::to_string(g);
-        for (const auto& u : universes) text += fmt::format(",{}", u.populations.all()[g]);
+        for (const auto& u : results) text += fmt::format(",{}", u.populations.all()[g]);
         text += '\n';
       }
     }
@@ -386,7 +376,7 @@ int run_life(const LifeOptions& o, const ReportOptions& report_options) {
                         {"width", width},
                         {"height", height},
                         {"generations", o.generations},
-                        {"universes", universes.size()},
+                        {"universes", results.size()},
                         {"backend", use_gpu ? "gpu" : "host"},
                         {"kernel", use_gpu ? std::string(to_string(*kernel)) : "host"},
                         {"device", use_gpu ? device_names : std::string("none")},
@@ -397,28 +387,28 @@ int run_life(const LifeOptions& o, const ReportOptions& report_options) {
                         {"output_ms", output_ms},
                         {"cell_updates_per_s", updates / (compute_ms / 1e3)},
                         {"final_populations", nlohmann::json::array()}};
-    for (const auto& u : universes) j["final_populations"].push_back(u.populations.last());
+    for (const auto& u : results) j["final_populations"].push_back(u.populations.last());
     for (const auto& gpu : gpus) j["devices"].push_back({{"index", gpu.index()}, {"name", gpu.name()}});
     if (choice.simulated)
       for (const int d : choice.devices) j["devices"].push_back({{"index", d}, {"name", "simulated"}});
     if (!choice.devices.empty())
-      for (const auto& u : universes) j["universe_devices"].push_back(u.runs_on);
+      for (const auto& u : results) j["universe_devices"].push_back(u.runs_on);
     out.write(o.json_path, json_text(j, 2));
   }
   if (timed) {
     report::LatencyRun run;
     run.name = fmt::format("life {}x{}, {} universe(s) on {}; query = one generation of one universe", width,
-                           height, universes.size(), where);
+                           height, results.size(), where);
     run.device = use_gpu ? device_names : std::string("host");
     // The GPU path waits in cudaStreamSynchronize (spins under the default scheduling); the
     // host backend computes in the calling thread and never waits.
     run.sync = use_gpu ? report::SyncMode::spin : report::SyncMode::blocking;
-    run.limits.iteration_limit = static_cast<std::size_t>(o.generations) * universes.size();
+    run.limits.iteration_limit = static_cast<std::size_t>(o.generations) * results.size();
     run.wall_ms = compute_ms;
     run.queries = std::move(queries);
     emit_report(report_options, run, "life", out);
   }
-  return 0;
+  return ranks.several() ? ranks.job_status(0) : 0;
 }
 
 Command add_life(CLI::App& parent) {

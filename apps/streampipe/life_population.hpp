@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <span>
+#include <utility>
 #include <vector>
 
 namespace streampipe::cli {
@@ -34,6 +35,21 @@ class PopulationLog {
   [[nodiscard]] std::uint64_t max() const noexcept { return max_; }
   // Generation 0 first; empty unless every generation was asked for.
   [[nodiscard]] const std::vector<std::uint64_t>& all() const noexcept { return all_; }
+  [[nodiscard]] bool keeps_all() const noexcept { return keep_all_; }
+
+  // A log as another process kept it (an MPI rank's, sent as its fields).
+  [[nodiscard]] static PopulationLog restore(std::uint64_t count, std::uint64_t first, std::uint64_t last,
+                                             std::uint64_t min, std::uint64_t max, std::vector<std::uint64_t> all,
+                                             bool keep_all) {
+    PopulationLog log(keep_all);
+    log.count_ = count;
+    log.first_ = first;
+    log.last_ = last;
+    log.min_ = min;
+    log.max_ = max;
+    log.all_ = std::move(all);
+    return log;
+  }
 
  private:
   bool keep_all_;

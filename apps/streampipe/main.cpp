@@ -39,7 +39,8 @@ bool stdout_failure_reported = false;
 template <typename... Args>
 void say(fmt::format_string<Args...> format, Args&&... args) noexcept {
   try {
-    const std::string line = fmt::format(format, std::forward<Args>(args)...);
+    std::string line = fmt::format(format, std::forward<Args>(args)...);
+    if (line.starts_with("streampipe:")) line.insert(10, Ranks::get().tag());  // which rank, under mpirun
     std::fputs(line.c_str(), stderr);
   } catch (...) {
   }
@@ -91,9 +92,19 @@ int run(int argc, char** argv) {
     const int code = app.exit(e);
     return code == 0 ? 0 : 2;  // every parse and validation error is bad usage
   }
-  // Under mpirun each rank runs this; MPI ends when the command is done, on every path.
+  // Under mpirun each rank runs this; MPI ends when the command is done, on every path. A
+  // rank that fails outside its work (bad usage, a library error) ends the whole job: the
+  // others would wait for it in their next collective step.
   struct StopRanks {
-    ~StopRanks() { Ranks::stop(); }
+    int failed = 0;  // the status of a failure outside the work
+    int fail(int status) noexcept {
+      failed = status;
+      return status;
+    }
+    ~StopRanks() {
+      if (failed != 0 && Ranks::get().several()) Ranks::abort(failed);
+      Ranks::stop();
+    }
   } stop_ranks;
   try {
     Ranks::start();
@@ -101,23 +112,24 @@ int run(int argc, char** argv) {
       if (!command.app->parsed()) continue;
       // The commands that share their work among ranks; any other would run whole on each.
       const std::string name = command.app->get_name();
-      if (Ranks::get().several() && name != "gray" && name != "mandelbrot")
-        throw UsageError(fmt::format("{} does not run under mpirun (several ranks); gray and mandelbrot do", name));
+      if (Ranks::get().several() && name != "gray" && name != "mandelbrot" && name != "life")
+        throw UsageError(
+            fmt::format("{} does not run under mpirun (several ranks); gray, life and mandelbrot do", name));
       return command.run();
     }
   } catch (const UsageError& e) {
     say("streampipe: {}\n", e.what());
-    return 2;
+    return stop_ranks.fail(2);
   } catch (const StdoutError& e) {
     stdout_failure_reported = true;
     say("streampipe: {}\n", e.what());
-    return 1;
+    return stop_ranks.fail(1);
   } catch (const streampipe::Error& e) {  // a library failed: which API, status and call
     say("streampipe: {}\n", e.what());
-    return 1;
+    return stop_ranks.fail(1);
   } catch (const std::bad_alloc& e) {
     say("streampipe: error: not enough memory ({}): try a smaller size or fewer at once\n", e.what());
-    return 1;
+    return stop_ranks.fail(1);
   } catch (const std::system_error& e) {
     // fmt throws this when a FILE* write fails: name standard output when it was the one.
     if (std::ferror(stdout) != 0) {
@@ -126,10 +138,10 @@ int run(int argc, char** argv) {
     } else {
       say("streampipe: error: {}\n", e.what());
     }
-    return 1;
+    return stop_ranks.fail(1);
   } catch (const std::exception& e) {
     say("streampipe: error: {}\n", e.what());
-    return 1;
+    return stop_ranks.fail(1);
   }
   return 2;
 }

@@ -52,6 +52,12 @@ void Ranks::stop() noexcept {
 #endif
 }
 
+void Ranks::abort([[maybe_unused]] int status) noexcept {
+#if defined(STREAMPIPE_HAVE_MPI)
+  if (session()) MPI_Abort(session()->communicator(), status);
+#endif
+}
+
 std::string Ranks::tag() const { return several() ? fmt::format(" (rank {})", info_.rank) : std::string(); }
 
 std::vector<std::string> Ranks::gather(const std::string& mine) const {

@@ -23,6 +23,9 @@ class Ranks {
   [[nodiscard]] static const Ranks& get();
   // Ends MPI, when start() began it; every rank must call it (main, after the command).
   static void stop() noexcept;
+  // Ends every rank of the job with `status` (MPI_Abort): for a rank that cannot take part
+  // in the collective steps the others wait in. Returns only without MPI.
+  static void abort(int status) noexcept;
 
   [[nodiscard]] const report::RankInfo& info() const noexcept { return info_; }
   [[nodiscard]] bool several() const noexcept { return info_.size > 1; }
