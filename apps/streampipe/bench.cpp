@@ -8,12 +8,14 @@
 #include "json_text.hpp"
 #include "option_checks.hpp"
 #include "outputs.hpp"
+#include "ranks.hpp"
 
 #include "benchmarks.hpp"
 
 #include "streampipe/cuda/device.hpp"
 
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include <map>
 #include <memory>
@@ -53,6 +55,31 @@ void add_parameter(CLI::App& app, const bench::Parameter& p, bench::Value& value
   }, value);
 }
 
+// Under mpirun every rank ran the benchmark on its own GPU at once: rank 0 prints each
+// rank's tables and writes one --json holding every rank's envelope; the job's status is 1
+// when any rank's outputs did not match. Collective.
+int finish_bench_ranks(const Ranks& ranks, const std::string& name, const bench::Benchmark& b,
+                       const bench::Result& result, const std::string& printed, const std::string& json_path,
+                       Outputs& out) {
+  nlohmann::json part = {{"rank", ranks.info().rank},
+                         {"host", ranks.host()},
+                         {"printed", printed},
+                         {"envelope", bench::envelope(result, bench::command_line())}};
+  const std::vector<std::string> parts = ranks.gather(part.dump());
+  const int status = ranks.job_status(result.verified() ? 0 : 1);
+  if (!result.verified()) fmt::print(stderr, "{}{}: {}\n", name, ranks.tag(), b.mismatch);
+  if (!ranks.leader()) return status;
+  nlohmann::json merged = {{"benchmark", name}, {"ranks", nlohmann::json::array()}};
+  for (const auto& text : parts) {
+    auto j = nlohmann::json::parse(text);
+    out.print("=== rank {} on {} ===\n{}\n", j.at("rank").get<int>(), j.at("host").get<std::string>(),
+              j.at("printed").get<std::string>());
+    merged["ranks"].push_back({{"rank", j.at("rank")}, {"host", j.at("host")}, {"result", std::move(j.at("envelope"))}});
+  }
+  out.write(json_path, json_text(merged, 2));
+  return status;
+}
+
 int run_benchmark(const bench::Benchmark& b, const std::string& name, const BenchOptions& o,
                   const bench::Values& values) {
   Outputs out(o.force, o.allow_special);
@@ -60,6 +87,17 @@ int run_benchmark(const bench::Benchmark& b, const std::string& name, const Benc
   // Without a GPU nothing is selected: the benchmarks run their host rows.
   std::vector<int> devices = select_gpus(o.devices);
   if (devices.empty()) devices = {0};
+  const Ranks& ranks = Ranks::get();
+  if (ranks.several()) {
+    bool writes_files = b.files && !b.files(values).empty();
+    for (const auto& [output, path] : o.outputs) writes_files = writes_files || !path.empty();
+    if (writes_files)
+      throw UsageError("under mpirun a benchmark writes one --json for every rank; its other outputs describe one "
+                       "process");
+    // One rank per GPU: the node-local rank's GPU among those --devices selected.
+    devices = {devices[static_cast<std::size_t>(
+        report::local_device(ranks.info().local_rank, static_cast<int>(devices.size())))]};
+  }
   bench::Settings settings{o.runs, o.warmup, devices.front(), devices, o.force, {}};
   for (const auto& [output, path] : o.outputs) {
     out.claim("--" + output, path);
@@ -72,11 +110,18 @@ int run_benchmark(const bench::Benchmark& b, const std::string& name, const Benc
     return 1;
   }
   bench::Result result;
+  std::string printed;  // under mpirun, this rank's tables, which rank 0 prints
   try {
-    result = bench::run(b, settings, values, [&out](const std::string& text) { out.print("{}", text); });
+    result = bench::run(b, settings, values, [&](const std::string& text) {
+      if (ranks.several())
+        printed += text;
+      else
+        out.print("{}", text);
+    });
   } catch (const bench::ParameterError& e) {
     throw UsageError(e.what());
   }
+  if (ranks.several()) return finish_bench_ranks(ranks, name, b, result, printed, o.json_path, out);
   out.write(o.json_path, json_text(bench::envelope(result, bench::command_line()), 2));
   for (const auto& [output, path] : o.outputs)
     if (const auto it = result.outputs.find(output); it != result.outputs.end()) out.write(path, it->second);

@@ -112,9 +112,9 @@ int run(int argc, char** argv) {
       if (!command.app->parsed()) continue;
       // The commands that share their work among ranks; any other would run whole on each.
       const std::string name = command.app->get_name();
-      if (Ranks::get().several() && name != "gray" && name != "mandelbrot" && name != "life")
+      if (Ranks::get().several() && name != "gray" && name != "mandelbrot" && name != "life" && name != "bench")
         throw UsageError(
-            fmt::format("{} does not run under mpirun (several ranks); gray, life and mandelbrot do", name));
+            fmt::format("{} does not run under mpirun (several ranks); gray, life, mandelbrot and bench do", name));
       return command.run();
     }
   } catch (const UsageError& e) {
