@@ -194,11 +194,19 @@ void run_gray(State& state) {
 
   gray_bench::ScratchDir scratch;
   Inputs in = generate(scratch.path() / "in", count, width, height, *in_format, threads);
-  std::vector<std::pair<pipeline::Backend, gray::Decode>> variants;
-  if (have_gpu) variants.emplace_back(pipeline::Backend::gpu, gray::Decode::cpu);
+  struct Variant {
+    pipeline::Backend backend;
+    gray::Decode decode;
+    std::vector<int> devices;
+  };
+  const std::vector<int> first{state.device()};
+  std::vector<Variant> variants;
+  if (have_gpu) variants.push_back({pipeline::Backend::gpu, gray::Decode::cpu, first});
+  // Every GPU --devices selected in one engine: the files spread over them.
+  if (have_gpu && state.devices().size() > 1) variants.push_back({pipeline::Backend::gpu, gray::Decode::cpu, state.devices()});
   const bool gpu_decode = have_gpu && gray::gpu_decode_available() && *in_format == io::ImageFormat::jpeg;
-  if (gpu_decode) variants.emplace_back(pipeline::Backend::gpu, gray::Decode::gpu);
-  variants.emplace_back(pipeline::Backend::host, gray::Decode::cpu);  // last: the rows' yardstick
+  if (gpu_decode) variants.push_back({pipeline::Backend::gpu, gray::Decode::gpu, first});
+  variants.push_back({pipeline::Backend::host, gray::Decode::cpu, first});  // last: the rows' yardstick
   Table t;
   t.name = "gray";
   t.title = fmt::format("bench gray: {} {}x{} photo-like {} files ({:.0f} MB) -> {} gray, whole tool run (read, decode, "
@@ -211,16 +219,17 @@ void run_gray(State& state) {
                "busy / wall", "in GB/s", "decode ms", "encode ms", "ok"};
   t.align.assign(t.headers.size(), report::Align::right);
   t.align[0] = t.align[1] = t.align[2] = t.align[13] = report::Align::left;
-  for (const auto& [backend, decoder] : variants) {
+  for (const auto& [backend, decoder, devices] : variants) {
     gray::Options o;
     o.backend = backend;
-    o.devices = {state.device()};
+    o.devices = devices;
     o.threads = threads;
     o.lanes = state.get<int>("lanes");
     o.format = *out_format;
     o.png_compression = state.get<int>("compression");
     o.decode = decoder;
-    const fs::path out_dir = scratch.path() / fmt::format("out-{}-{}", pipeline::backend_name(backend), gray::to_string(decoder));
+    const fs::path out_dir = scratch.path() / fmt::format("out-{}-{}-{}", pipeline::backend_name(backend),
+                                                          gray::to_string(decoder), devices.size());
     t.rows.push_back(measure_variant(state, in, out_dir, o, *out_format));
   }
   add_cells(t);
