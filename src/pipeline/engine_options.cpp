@@ -2,6 +2,7 @@
 #include "engine_options.hpp"
 
 #include "streampipe/cuda/device.hpp"
+#include "streampipe/report/host_info.hpp"
 
 #include <fmt/format.h>
 
@@ -57,7 +58,7 @@ std::vector<int> resolve_devices(const EngineOptions& options, Backend backend) 
 
 int host_worker_count(const EngineOptions& options) noexcept {
   if (options.host_threads > 0) return options.host_threads;
-  return static_cast<int>(std::clamp(std::thread::hardware_concurrency(), 2u, 32u));
+  return static_cast<int>(std::clamp(report::usable_cores(), 2u, 32u));
 }
 
 std::string describe_engine(const EngineOptions& o, Backend backend, const std::vector<int>& devices,

@@ -7,11 +7,21 @@
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
+#include <sched.h>
+
+#include <algorithm>
 #include <fstream>
 #include <thread>
 #include <unistd.h>
 
 namespace streampipe::report {
+
+unsigned usable_cores() noexcept {
+  cpu_set_t mask;
+  CPU_ZERO(&mask);
+  if (sched_getaffinity(0, sizeof(mask), &mask) == 0 && CPU_COUNT(&mask) > 0) return static_cast<unsigned>(CPU_COUNT(&mask));
+  return std::max(1u, std::thread::hardware_concurrency());
+}
 
 HostInfo describe_host() {
   HostInfo h;

@@ -3,6 +3,7 @@
 // luma conversion on the lanes (see gray.hpp).
 
 #include "streampipe/tools/gray.hpp"
+#include "streampipe/report/host_info.hpp"
 
 #include "streampipe/cuda/device.hpp"
 #include "streampipe/cuda/nvtx.hpp"
@@ -98,7 +99,7 @@ RunSummary convert(std::span<const Job> jobs, const Options& o) {
   pipeline::Backend backend = o.backend;
   if (backend == pipeline::Backend::automatic)
     backend = Device::count() > 0 ? pipeline::Backend::gpu : pipeline::Backend::host;
-  const int threads = o.threads > 0 ? o.threads : static_cast<int>(std::max(2u, std::thread::hardware_concurrency()));
+  const int threads = o.threads > 0 ? o.threads : static_cast<int>(std::max(2u, report::usable_cores()));
   const int lanes = o.lanes > 0 ? o.lanes : backend == pipeline::Backend::gpu ? 4 : std::max(2, threads / 4);
   if (o.decode == Decode::gpu && !gpu_decode_available())
     throw std::invalid_argument("GPU JPEG decoding needs nvJPEG, which this build does not have");

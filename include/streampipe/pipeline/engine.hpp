@@ -51,7 +51,7 @@ struct EngineOptions {
   std::size_t batch_bytes = std::size_t{16} << 20;  // ... while the packed input stays below
   Delivery delivery = Delivery::as_completed;
   std::function<void(const ItemResult&)> on_complete;  // called once per item
-  int host_threads = 0;         // staging/post workers; 0: one per core (at most 32)
+  int host_threads = 0;         // staging/post workers; 0: one per core it may use (at most 32)
   // Pinned staging for pageable input lent at once (at least one batch is always lent). A
   // block goes back as soon as its copy to the device is done, so this does not bound work
   // in flight, only what the host stages ahead: small enough to stay in the CPU's cache,

@@ -19,6 +19,9 @@ struct HostInfo {
 };
 
 [[nodiscard]] HostInfo describe_host();
+// The cores this process may run on (its affinity mask: taskset, a cgroup, mpirun's
+// binding), at least 1; std::thread::hardware_concurrency() counts every core of the host.
+[[nodiscard]] unsigned usable_cores() noexcept;
 [[nodiscard]] std::string format_cuda_version(int version);  // 13000 -> "13.0"
 void to_json(nlohmann::json& j, const HostInfo& h);
 
