@@ -13,6 +13,8 @@
 //            packed into one pinned buffer by the host and copied in with one call.
 //
 //   batch_copy_probe [pageable|tiny|all] [runs=7]
+#include "plain_cuda.hpp"
+
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -26,20 +28,7 @@
 #include <thread>
 #include <vector>
 
-#define CHECK(x)                                                                                        \
-  do {                                                                                                  \
-    cudaError_t err_ = (x);                                                                             \
-    if (err_ != cudaSuccess) {                                                                          \
-      std::fprintf(stderr, "%s failed: %s (%s:%d)\n", #x, cudaGetErrorString(err_), __FILE__, __LINE__); \
-      std::exit(1);                                                                                     \
-    }                                                                                                   \
-  } while (0)
-
 namespace {
-
-double now_ms() {
-  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
 
 struct Items {
   std::vector<const void*> src;

@@ -3,6 +3,8 @@
 // between pinned host memory and the device, timed with events, median of N runs after
 // warm-up (and the best run). `streampipe info` must agree with it within 5%.
 //   memcpy_probe [MiB=256] [runs=9]  -> one JSON object on stdout
+#include "plain_cuda.hpp"
+
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -11,15 +13,6 @@
 #include <cstring>
 #include <utility>
 #include <vector>
-
-#define CHECK(x)                                                                       \
-  do {                                                                                 \
-    cudaError_t e = (x);                                                               \
-    if (e != cudaSuccess) {                                                            \
-      std::fprintf(stderr, "%s failed: %s (%s:%d)\n", #x, cudaGetErrorString(e), __FILE__, __LINE__); \
-      std::exit(1);                                                                    \
-    }                                                                                  \
-  } while (0)
 
 int main(int argc, char** argv) {
   const size_t mib = argc > 1 ? std::strtoul(argv[1], nullptr, 10) : 256;

@@ -13,6 +13,8 @@
 //         mapped host memory from a few blocks)?
 //
 //   staging_probe [ring|link|all] [runs=7]
+#include "plain_cuda.hpp"
+
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -28,21 +30,7 @@
 
 #include <immintrin.h>
 
-#define CHECK(x)                                                                           \
-  do {                                                                                     \
-    cudaError_t err_ = (x);                                                                \
-    if (err_ != cudaSuccess) {                                                             \
-      std::fprintf(stderr, "%s failed: %s (%s:%d)\n", #x, cudaGetErrorString(err_), __FILE__, \
-                   __LINE__);                                                              \
-      std::exit(1);                                                                        \
-    }                                                                                      \
-  } while (0)
-
 namespace {
-
-double now_ms() {
-  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now().time_since_epoch()).count();
-}
 
 void stream_copy(char* dst, const char* src, size_t n) {
   size_t i = 0;

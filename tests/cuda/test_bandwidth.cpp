@@ -11,14 +11,21 @@
 namespace streampipe {
 namespace {
 
+// Short probes: `mib` MiB per direction, `runs` runs after one warm-up.
+BandwidthOptions quick(std::size_t mib, int runs, bool pageable = true) {
+  BandwidthOptions o;
+  o.bytes = mib << 20;
+  o.runs = runs;
+  o.warmup = 1;
+  o.pageable = pageable;
+  return o;
+}
+
 TEST(BandwidthGpu, MeasuresEveryPathWithSaneFigures) {
   SP_REQUIRE_GPU();
-  BandwidthOptions o;
   // 64 MiB: at 16 MiB the two directions' copies overlapped only partly in some runs (both
   // directions 39 GB/s in two of five GPU checks), which says nothing about the engines.
-  o.bytes = 64 << 20;
-  o.runs = 5;
-  o.warmup = 1;
+  const BandwidthOptions o = quick(64, 5);
   const auto limits = measure_link(Device(0), o);
   ASSERT_EQ(limits.figures.size(), 6u);
   for (const auto& f : limits.figures) {
@@ -45,11 +52,7 @@ TEST(BandwidthGpu, CachedLimitsAreMeasuredOnce) {
 
 TEST(BandwidthGpu, AggregateOfOneGpuIsItsOwnLink) {
   SP_REQUIRE_GPU();
-  BandwidthOptions o;
-  o.bytes = 64 << 20;
-  o.runs = 5;
-  o.warmup = 1;
-  o.pageable = false;
+  const BandwidthOptions o = quick(64, 5, false);
   const Device d(0);
   const auto single = measure_link(d, o);
   const std::vector<Device> one{d};
@@ -74,10 +77,7 @@ TEST(BandwidthGpu, AggregateOfOneGpuIsItsOwnLink) {
 
 TEST(BandwidthGpu, AggregateTakesTheSameDeviceTwice) {
   SP_REQUIRE_GPU();
-  BandwidthOptions o;
-  o.bytes = 16 << 20;
-  o.runs = 3;
-  o.warmup = 1;
+  const BandwidthOptions o = quick(16, 3);
   const std::vector<Device> twice{Device(0), Device(0)};
   const auto all = measure_aggregate(twice, o);
   EXPECT_EQ(all.devices, (std::vector<int>{0, 0}));
