@@ -77,19 +77,28 @@ const unsigned char* bytes_of(std::span<const std::byte> s) noexcept {
 
 }  // namespace
 
-GpuJpegDecoder::GpuJpegDecoder(Device device) : device_(device) {
+GpuJpegDecoder::GpuJpegDecoder(Device device, GpuJpegBackend backend) : device_(device), backend_(backend) {
   const CurrentDeviceGuard guard(device_);
-  // Interpolated chroma upsampling is closer to libjpeg-turbo's default ("fancy") upsampling
-  // than replication; a library version that does not know the flag refuses it, and then the
-  // handle is created with the default flags.
   nvjpegHandle_t handle = nullptr;
+  const nvjpegBackend_t implementation =
+      backend == GpuJpegBackend::hardware ? NVJPEG_BACKEND_HARDWARE : NVJPEG_BACKEND_DEFAULT;
+  // Interpolated chroma upsampling is closer to libjpeg-turbo's default ("fancy") upsampling
+  // than replication; a library version or backend that does not know the flag refuses it,
+  // and then the handle is created with the default flags.
   const nvjpegStatus_t with_interpolation =
-      nvjpegCreateEx(NVJPEG_BACKEND_DEFAULT, nullptr, nullptr, NVJPEG_FLAGS_UPSAMPLING_WITH_INTERPOLATION, &handle);
+      nvjpegCreateEx(implementation, nullptr, nullptr, NVJPEG_FLAGS_UPSAMPLING_WITH_INTERPOLATION, &handle);
   if (with_interpolation != NVJPEG_STATUS_SUCCESS) {
     handle = nullptr;
-    SP_NVJPEG_CHECK(nvjpegCreateEx(NVJPEG_BACKEND_DEFAULT, nullptr, nullptr, NVJPEG_FLAGS_DEFAULT, &handle));
+    SP_NVJPEG_CHECK(nvjpegCreateEx(implementation, nullptr, nullptr, NVJPEG_FLAGS_DEFAULT, &handle));
   }
   handle_ = handle;
+}
+
+unsigned GpuJpegDecoder::hardware_engines() const {
+  if (backend_ != GpuJpegBackend::hardware) return 0;
+  unsigned engines = 0, cores = 0;
+  SP_NVJPEG_CHECK(nvjpegGetHardwareDecoderInfo(handle_, &engines, &cores));
+  return engines;
 }
 
 namespace {
@@ -124,6 +133,8 @@ GpuJpegInfo GpuJpegDecoder::info(std::span<const std::byte> jpeg) const {
   info.height = heights[0] > 0 ? static_cast<std::uint32_t>(heights[0]) : 0;
   info.components = components;
   info.sampling = sampling_name(sampling);
+  info.engine_sampling = sampling == NVJPEG_CSS_444 || sampling == NVJPEG_CSS_422 || sampling == NVJPEG_CSS_420 ||
+                         sampling == NVJPEG_CSS_440 || sampling == NVJPEG_CSS_GRAY;
   info.supported = sampling != NVJPEG_CSS_UNKNOWN && (components == 1 || components == 3) && info.width > 0 &&
                    info.height > 0;
   return info;

@@ -7,7 +7,8 @@
 // part (parsing; Huffman decoding on the hybrid backend) in the calling thread and enqueues
 // the rest on the stream, so the RGB output is ready in stream order. Every nvJPEG failure
 // throws NvjpegError naming the call and the status (e.g. NVJPEG_STATUS_BAD_JPEG); wrong
-// arguments to decode_rgb() std::invalid_argument; the destructors never throw.
+// arguments to decode_rgb() std::invalid_argument; the destructors never throw. Batched decoding
+// on the JPEG engines: gpu_jpeg_batch.hpp; encoding: gpu_jpeg_encoder.hpp.
 
 #include "streampipe/cuda/device.hpp"
 #include "streampipe/cuda/error.hpp"
@@ -32,27 +33,38 @@ class NvjpegError : public Error {
   NvjpegError(int status, const char* call, const char* file, int line);
 };
 
+// Which of nvJPEG's implementations a handle uses. `general`: parsing and Huffman decoding on
+// the calling thread, the rest on the GPU; every JPEG nvJPEG reads. `hardware`: the GPU's JPEG
+// engines (A100, H100, ...), batched decoding only (GpuJpegBatchState), baseline JPEGs only.
+enum class GpuJpegBackend { general, hardware };
+
 struct GpuJpegInfo {
   std::uint32_t width = 0, height = 0;
   int components = 0;
   std::string sampling;    // "4:4:4", "4:2:0", "gray", ... or "unknown"
   bool supported = false;  // nvJPEG knows the sampling and the image has 1 or 3 components
+  bool engine_sampling = false;  // the JPEG engines take the sampling (not 4:1:1 or 4:1:0)
 };
 
 class GpuJpegDecoder {
  public:
-  explicit GpuJpegDecoder(Device device);
+  // Throws NvjpegError when the backend cannot be used here (no JPEG engines: `hardware`).
+  explicit GpuJpegDecoder(Device device, GpuJpegBackend backend = GpuJpegBackend::general);
   ~GpuJpegDecoder();
   GpuJpegDecoder(const GpuJpegDecoder&) = delete;
   GpuJpegDecoder& operator=(const GpuJpegDecoder&) = delete;
 
   [[nodiscard]] const Device& device() const noexcept { return device_; }
   [[nodiscard]] nvjpegHandle* handle() const noexcept { return handle_; }
+  [[nodiscard]] GpuJpegBackend backend() const noexcept { return backend_; }
+  // The hardware backend's JPEG engines (0 for `general`).
+  [[nodiscard]] unsigned hardware_engines() const;
   // The frame header as nvJPEG reads it; thread-safe.
   [[nodiscard]] GpuJpegInfo info(std::span<const std::byte> jpeg) const;
 
  private:
   Device device_;
+  GpuJpegBackend backend_;
   nvjpegHandle* handle_ = nullptr;
 };
 
