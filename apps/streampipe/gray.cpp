@@ -45,11 +45,13 @@ struct GrayOptions {
   int compression = 1;  // the fastest compression: ~10x faster than 6 on photos, as small (docs/image-io.md)
   bool force = false;
   bool allow_special = false;
-  std::string decode = "cpu";
+  std::string decode = "auto";
+  std::string encode = "auto";
   std::string backend = "auto";
   std::string devices = "all";
   int lanes = 0;
   int threads = 0;
+  int group = 0;
   std::uint64_t max_pixels = io::DecodeLimits::kDefaultMaxPixels;
   bool quiet = false;
   std::string json_path;
@@ -91,10 +93,13 @@ int run_gray(const GrayOptions& o, const ReportOptions& report_options) {
   const auto format = io::parse_image_format(o.format);
   if (!format) throw UsageError(fmt::format("--format '{}' is not png or jpeg", o.format));
   const auto decode = gray::parse_decode(o.decode);
-  if (!decode) throw UsageError(fmt::format("--decode '{}' is not cpu or gpu", o.decode));
-  if (*decode == gray::Decode::gpu && !gray::gpu_decode_available())
-    throw UsageError("--decode gpu: GPU JPEG decoding (nvJPEG) is not available in this build; files are decoded "
-                     "on host worker threads (--decode cpu)");
+  if (!decode) throw UsageError(fmt::format("--decode '{}' is not auto, cpu or gpu", o.decode));
+  const auto encode = gray::parse_encode(o.encode);
+  if (!encode) throw UsageError(fmt::format("--encode '{}' is not auto, cpu or gpu", o.encode));
+  for (const auto& [asked, name] : {std::pair{*decode == gray::Decode::gpu, "--decode gpu"},
+                                    std::pair{*encode == gray::Encode::gpu, "--encode gpu"}})
+    if (asked && !gray::gpu_decode_available())
+      throw UsageError(fmt::format("{}: nvJPEG is not available in this build; use cpu (host worker threads)", name));
 
   gray::Options go;
   go.format = *format;
@@ -103,15 +108,20 @@ int run_gray(const GrayOptions& o, const ReportOptions& report_options) {
   go.force = o.force;
   go.lanes = o.lanes;
   go.threads = o.threads;
+  go.group = o.group;
   const DeviceChoice where = resolve_gpu_devices(o.backend, o.devices);
   go.backend = where.gpu() ? pipeline::Backend::gpu : pipeline::Backend::host;
   go.devices = where.devices;  // GPUs, or the host backend's simulated devices
   go.decode = *decode;
+  go.encode = *encode;
   go.limits.max_pixels = o.max_pixels;
   go.limits.raise_hint = "raise --max-pixels";
-  if (go.decode == gray::Decode::gpu && go.backend != pipeline::Backend::gpu)
-    throw UsageError("--decode gpu: nvJPEG decodes on the GPU, and this run uses the host backend (no usable GPU, or "
-                     "--backend host); use --decode cpu");
+  for (const auto& [asked, name] : {std::pair{go.decode == gray::Decode::gpu, "--decode gpu"},
+                                    std::pair{go.encode == gray::Encode::gpu, "--encode gpu"}})
+    if (asked && go.backend != pipeline::Backend::gpu)
+      throw UsageError(fmt::format("{}: nvJPEG runs on the GPU, and this run uses the host backend (no usable GPU, or "
+                                   "--backend host); use cpu",
+                                   name));
   const Ranks& ranks = Ranks::get();
   if (ranks.several()) {
     if (!o.gantt_path.empty() || report_options.wanted())
@@ -122,8 +132,6 @@ int run_gray(const GrayOptions& o, const ReportOptions& report_options) {
       go.devices = {go.devices[static_cast<std::size_t>(
           report::local_device(ranks.info().local_rank, static_cast<int>(go.devices.size())))]};
   }
-  if (go.decode == gray::Decode::gpu && go.devices.size() > 1)
-    throw UsageError("--decode gpu: nvJPEG decodes on one GPU; name it with --devices N");
   Outputs out(o.force, o.allow_special);
   Outputs::check_dir("-o", o.output_dir);
   out.claim("--json", o.json_path);
@@ -193,15 +201,18 @@ int run_gray(const GrayOptions& o, const ReportOptions& report_options) {
               static_cast<double>(s.pixels) / 1e6);
     out.print("  {:.2f} s, {:.1f} images/s, {:.1f} Mpixel/s on {}\n", s.wall_ms / 1e3, s.images_per_s(),
               s.wall_ms > 0 ? static_cast<double>(s.pixels) / 1e3 / s.wall_ms : 0.0, s.engine);
-    if (go.decode == gray::Decode::gpu) {
+    if (s.decode == "gpu") {
       std::string why;
       std::size_t on_cpu = 0;
       for (const auto& [reason, count] : s.fallbacks) {
         why += fmt::format("{}{} {}", why.empty() ? "" : ", ", count, reason);
         on_cpu += count;
       }
-      out.print("  decode: {} file(s) by nvJPEG on the GPU, {} given to the CPU decoder{}\n", s.gpu_decoded, on_cpu,
-                why.empty() ? "" : fmt::format(" ({})", why));
+      out.print("  decode: {} file(s) by nvJPEG on the GPU, {} given to the CPU decoder{}; {}, {} files per item\n",
+                s.gpu_decoded, on_cpu, why.empty() ? "" : fmt::format(" ({})", why), s.codecs, s.group);
+    }
+    if (s.encode == "gpu") {
+      out.print("  encode: JPEG outputs by nvJPEG on the GPU\n");
     }
     out.print("{}", bench::gray_time_table(s));
     if (s.failed) out.print("  {} file(s) failed (each named on stderr above)\n", s.failed);
@@ -256,9 +267,15 @@ Command add_gray(CLI::App& parent) {
   sub->add_flag("--force", o->force, "replace existing outputs (never the inputs)");
   add_allow_special_outputs(*sub, o->allow_special);
   sub->add_option("--decode", o->decode,
-                  "where JPEGs are decoded: cpu (host workers) or gpu (nvJPEG on the GPU backend; PNGs and JPEGs "
-                  "nvJPEG cannot take go to the CPU decoder and are counted in the summary; gray values may differ "
-                  "from cpu by a few levels, see docs/gray.md)")
+                  "where JPEGs are decoded: cpu (host workers), gpu (nvJPEG on the GPU backend, batched on the GPU's "
+                  "JPEG engines where it has them; PNGs and JPEGs nvJPEG cannot take go to the CPU decoder and are "
+                  "counted in the summary; gray values may differ from cpu by a level or two, see docs/gray.md), or "
+                  "auto (gpu where the build has nvJPEG and the run a GPU)")
+      ->capture_default_str();
+  sub->add_option("--encode", o->encode,
+                  "where JPEG outputs are encoded: cpu (libjpeg-turbo on host workers), gpu (nvJPEG on the GPU "
+                  "backend), or auto (gpu where the build has nvJPEG and the run a GPU); PNG outputs are always "
+                  "encoded on host workers")
       ->capture_default_str();
   sub->add_option("--max-pixels", o->max_pixels,
                   "refuse images larger than this many pixels, checked from the header before decoding (0: no limit)")
@@ -271,6 +288,10 @@ Command add_gray(CLI::App& parent) {
       ->capture_default_str()->check(CLI::Range(0, 64));
   sub->add_option("--threads", o->threads, "decode/encode worker threads; 0: one per hardware thread")
       ->capture_default_str()->check(CLI::Range(0, 1024));
+  sub->add_option("--group", o->group,
+                  "with nvJPEG (GPU decoding or encoding): files per engine item, decoded in one call on the JPEG "
+                  "engines; 0: chosen from the number of files, the threads and the output format")
+      ->capture_default_str()->check(CLI::Range(0, 256));
   sub->add_flag("-q,--quiet", o->quiet, "no progress bar and no summary (failures are still reported)");
   sub->add_option("--json", o->json_path,
                   "write the summary and every file's result as JSON to FILE ('-': standard output alone)")

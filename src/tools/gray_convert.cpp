@@ -1,110 +1,128 @@
 // SPDX-License-Identifier: Apache-2.0
-// The gray tool's run: one engine item per file, decode and encode on host workers, the
-// luma conversion on the lanes (see gray.hpp).
+// The gray tool's run (see gray.hpp). Without nvJPEG in the run, one engine item per file:
+// decode and encode on host workers, the luma on the lanes. With it, one item per group of
+// files (gray_gpu_stage.hpp), so that the GPU's JPEG engines get many images per call.
 
 #include "streampipe/tools/gray.hpp"
-#include "streampipe/report/host_info.hpp"
+
+#include "gray_file_io.hpp"
 
 #include "streampipe/cuda/device.hpp"
 #include "streampipe/cuda/nvtx.hpp"
-#include "streampipe/report/atomic_file.hpp"
 #include "streampipe/ops/pipeline_ops.hpp"
+#include "streampipe/report/atomic_file.hpp"
+#include "streampipe/report/host_info.hpp"
 #include "streampipe/tools/gray_pixels.hpp"
 
 #if defined(STREAMPIPE_HAVE_NVJPEG)
-#include "gray_gpu_decode.hpp"
+#include "gray_gpu_stage.hpp"
 #endif
 
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <cerrno>
 #include <chrono>
-#include <cstring>
-#include <fcntl.h>
-#include <stop_token>
-#include <sys/stat.h>
-#include <unistd.h>
 #include <memory>
 #include <mutex>
 #include <stdexcept>
-#include <system_error>
-#include <thread>
+#include <stop_token>
 
 namespace streampipe::tools::gray {
 namespace fs = std::filesystem;
 
 namespace {
 
-// The whole file, or an error naming it with the system's reason. Opened without blocking
-// and checked to be a regular file first: a FIFO or a device would block or never end.
-std::vector<std::byte> read_whole_file(const fs::path& path) {
-  const auto fail = [&](const char* what, int err) {
-    return std::runtime_error(fmt::format("{}: {}: {}", path.string(), what, std::strerror(err)));
+// One file, one item: a host worker decodes it into the staging input as 8-bit RGB, the lane
+// converts it, a host worker encodes and writes the result.
+pipeline::Item file_item(FileResult& file, const Options& o, report::Overwrite overwrite) {
+  pipeline::Item item;
+  item.label = file.input.string();
+  // Each file's result is written by its own produce, then its own consume (ordered by the
+  // engine), and read by on_complete after both.
+  item.produce = [&file, &o](pipeline::StagingInput& staging) {
+    const auto data = detail::read_whole_file(file.input);
+    file.bytes_in = data.size();
+    file.decoder = "cpu";
+    // 16-bit samples stay 16-bit here, so the result reports the depth of the file;
+    // to_rgb8 rounds them to 8 bits as libpng's strip_16 would.
+    io::ImageReadOptions read;
+    read.limits = o.limits;
+    const io::Image image = io::decode_image(data, read, file.input.string());
+    file.width = image.width;
+    file.height = image.height;
+    file.channels = image.channels;
+    file.bit_depth = image.bit_depth;
+    const std::size_t pixels = static_cast<std::size_t>(image.width) * image.height;
+    const auto in = staging.allocate(rgb8_bytes(image), pixels);
+    to_rgb8(image, {reinterpret_cast<std::uint8_t*>(in.data()), in.size()});
   };
-  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
-  if (fd < 0) throw fail("cannot open", errno);
-  struct FdCloser {
-    int fd;
-    ~FdCloser() { ::close(fd); }
-  } closer{fd};
-  struct stat st {};
-  if (::fstat(fd, &st) != 0) throw fail("cannot examine", errno);
-  if (!S_ISREG(st.st_mode)) {
-    const char* kind = S_ISDIR(st.st_mode) ? "folder" : S_ISFIFO(st.st_mode) ? "FIFO" : "device or socket";
-    throw std::runtime_error(
-        fmt::format("{}: not a regular file (a {}); cannot read it as an image", path.string(), kind));
-  }
-  std::vector<std::byte> data(static_cast<std::size_t>(st.st_size));
-  std::size_t done = 0;
-  while (done < data.size()) {
-    const ssize_t n = ::read(fd, data.data() + done, data.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) throw fail("cannot read", errno);
-    if (n == 0)
-      throw std::runtime_error(
-          fmt::format("{}: read {} of {} bytes (the file shrank)", path.string(), done, data.size()));
-    done += static_cast<std::size_t>(n);
-  }
-  return data;
+  item.consume = [&file, &o, overwrite](std::span<const std::byte> out) {
+    const auto encoded =
+        detail::encode_output(file, {reinterpret_cast<const std::uint8_t*>(out.data()), out.size()}, o);
+    report::write_file_atomically(file.output, encoded, overwrite);
+    file.bytes_out = encoded.size();
+  };
+  return item;
 }
 
-// "<input>: <reason>", whatever stage failed (image errors already start with the name).
-std::string file_error(const FileResult& f, const pipeline::ItemResult& r) {
-  const std::string name = f.input.string();
-  std::string what = r.error;
-  if (r.exception) {
-    try {
-      std::rethrow_exception(r.exception);
-    } catch (const std::exception& e) {
-      what = e.what();
-    } catch (...) {
-      what = "unknown error";
+// Larger batches gain little (3750 against 3090 images/s at 64), and on an H100 (nvJPEG
+// 13.0.1) two streams decoding batches of 64 or a run with groups of 32 did not return.
+constexpr std::size_t kMaxAutoGroup = 16;
+
+// Files per engine item with nvJPEG. The JPEG engines run at a sixth of their rate with one
+// image per call and near their best from 16 (docs/gray.md); but a group is encoded by one
+// worker, so with PNG outputs (the host's work) smaller groups keep every worker busy to
+// the end: there are then about four groups per worker, two with GPU-encoded JPEGs.
+std::size_t group_size(std::size_t files, int threads, bool host_encodes) {
+  const std::size_t groups = static_cast<std::size_t>(threads) * (host_encodes ? 4 : 2);
+  return std::clamp<std::size_t>((files + groups - 1) / groups, 1, host_encodes ? 8 : kMaxAutoGroup);
+}
+
+std::string resolved(bool gpu) { return gpu ? "gpu" : "cpu"; }
+
+void total_up(RunSummary& summary) {
+  for (const auto& f : summary.files) {
+    summary.bytes_in += f.bytes_in;
+    if (f.ok && f.decoder == "gpu") ++summary.gpu_decoded;
+    if (!f.fallback.empty()) ++summary.fallbacks[f.fallback];
+    if (f.ok) {
+      ++summary.ok;
+      summary.bytes_out += f.bytes_out;
+      summary.pixels += static_cast<std::uint64_t>(f.width) * f.height;
+    } else if (f.cancelled) {
+      ++summary.cancelled;
+    } else {
+      ++summary.failed;
     }
   }
-  if (what.rfind(name + ":", 0) == 0) return what;
-  return fmt::format("{}: {}", name, what);
 }
 
 }  // namespace
 
 RunSummary convert(std::span<const Job> jobs, const Options& o) {
+  const auto t_call = std::chrono::steady_clock::now();
   if (o.jpeg_quality < 1 || o.jpeg_quality > 100)
     throw std::invalid_argument(fmt::format("JPEG quality {} is not in 1-100", o.jpeg_quality));
   if (o.png_compression < 0 || o.png_compression > 9)
     throw std::invalid_argument(fmt::format("PNG compression {} is not in 0-9", o.png_compression));
   if (o.threads < 0 || o.threads > 1024) throw std::invalid_argument(fmt::format("threads {} is not in 0-1024", o.threads));
   if (o.lanes < 0 || o.lanes > 64) throw std::invalid_argument(fmt::format("lanes {} is not in 0-64", o.lanes));
+  if (o.group < 0 || o.group > 256) throw std::invalid_argument(fmt::format("group {} is not in 0-256", o.group));
 
   pipeline::Backend backend = o.backend;
   if (backend == pipeline::Backend::automatic)
     backend = Device::count() > 0 ? pipeline::Backend::gpu : pipeline::Backend::host;
   const int threads = o.threads > 0 ? o.threads : static_cast<int>(std::max(2u, report::usable_cores()));
   const int lanes = o.lanes > 0 ? o.lanes : backend == pipeline::Backend::gpu ? 4 : std::max(2, threads / 4);
-  if (o.decode == Decode::gpu && !gpu_decode_available())
-    throw std::invalid_argument("GPU JPEG decoding needs nvJPEG, which this build does not have");
-  if (o.decode == Decode::gpu && backend != pipeline::Backend::gpu)
-    throw std::invalid_argument("GPU JPEG decoding needs the GPU backend");
+  for (const bool asked : {o.decode == Decode::gpu, o.encode == Encode::gpu}) {
+    if (asked && !gpu_decode_available())
+      throw std::invalid_argument("GPU JPEG decoding and encoding need nvJPEG, which this build does not have");
+    if (asked && backend != pipeline::Backend::gpu)
+      throw std::invalid_argument("GPU JPEG decoding and encoding need the GPU backend");
+  }
+  const bool nvjpeg = gpu_decode_available() && backend == pipeline::Backend::gpu;
+  const bool gpu_decode = nvjpeg && o.decode != Decode::cpu;
+  const bool gpu_encode = nvjpeg && o.encode != Encode::cpu && o.format == io::ImageFormat::jpeg;
 
   // One range over the whole run in Nsight Systems. Opened before the engine starts its
   // threads, it also makes NVTX's lazy initialization happen once, here, not racing in them.
@@ -116,37 +134,66 @@ RunSummary convert(std::span<const Job> jobs, const Options& o) {
     summary.files[i].input = jobs[i].input;
     summary.files[i].output = jobs[i].output;
   }
+  summary.decode = resolved(gpu_decode);
+  summary.encode = resolved(gpu_encode);
+  if (gpu_decode || gpu_encode)
+    summary.group = o.group > 0 ? static_cast<std::size_t>(o.group) : group_size(jobs.size(), threads, !gpu_encode);
 
-  std::mutex progress_mutex;
-  std::size_t finished = 0;
   pipeline::EngineOptions eo;
   eo.backend = backend;
   eo.devices = o.devices;
+  if (backend == pipeline::Backend::gpu && eo.devices.empty())
+    for (int d = 0; d < Device::count(); ++d) eo.devices.push_back(d);
   eo.lanes = lanes;
-  // Enough slots that every worker can decode one file while each lane holds one on the device.
+  // Enough slots that every worker can stage one item while each lane holds one on the device.
   eo.depth = std::max(2, (threads + 2 * lanes - 1) / lanes);
   eo.host_threads = threads;
   eo.delivery = pipeline::Delivery::as_completed;
-  eo.on_complete = [&](const pipeline::ItemResult& r) {
-    std::lock_guard lock(progress_mutex);
-    FileResult& f = summary.files.at(r.index);
-    summary.items.at(r.index) = r;
-    f.ok = r.ok();
-    f.cancelled = r.status == pipeline::ItemStatus::cancelled;
-    if (!f.ok) f.error = file_error(f, r);
-    ++finished;
-    if (o.on_file) o.on_file(f, finished);
-  };
   // Declared before the engine, so it outlives the engine's lanes that use it.
 #if defined(STREAMPIPE_HAVE_NVJPEG)
-  std::unique_ptr<GpuDecodeStage> gpu_decode;
-  if (o.decode == Decode::gpu) {
-    // nvJPEG's state lives on one GPU, and its operation decodes into that GPU's buffers.
-    if (o.devices.size() > 1) throw std::invalid_argument("--decode gpu runs on one GPU: name it (--devices N)");
-    eo.devices = {o.devices.empty() ? 0 : o.devices.front()};
-    gpu_decode = std::make_unique<GpuDecodeStage>(Device(eo.devices.front()), lanes, summary.files);
+  std::unique_ptr<detail::GpuStage> stage;
+  if (gpu_decode || gpu_encode) {
+    stage = std::make_unique<detail::GpuStage>(
+        detail::GpuStageSetup{.devices = eo.devices, .lanes = lanes, .decode = gpu_decode, .encode = gpu_encode,
+                              .group = summary.group},
+        summary.files, o);
+    summary.codecs = stage->describe();
   }
-  pipeline::Engine engine(gpu_decode ? gpu_decode->operation() : ops::gray_operation(), eo);
+#endif
+  const auto files_of = [&](std::size_t item) -> std::pair<std::size_t, std::size_t> {
+#if defined(STREAMPIPE_HAVE_NVJPEG)
+    if (stage) return stage->files_of(item);
+#endif
+    return {item, 1};
+  };
+  std::mutex progress_mutex;
+  std::size_t finished = 0;
+  eo.on_complete = [&](const pipeline::ItemResult& r) {
+    std::lock_guard lock(progress_mutex);
+    const auto [first, count] = files_of(r.index);
+    for (std::size_t i = first; i < first + count; ++i) {
+      FileResult& f = summary.files.at(i);
+      summary.items.at(i) = r;
+      f.cancelled = r.status == pipeline::ItemStatus::cancelled;
+      // A file of a group may have failed alone (its error set) while the group went on.
+      f.ok = r.ok() && f.error.empty();
+      if (!r.ok() && f.error.empty()) {
+        std::string what = r.error;
+        if (r.exception) {
+          try {
+            std::rethrow_exception(r.exception);
+          } catch (...) {
+            what = detail::current_error(f.input);
+          }
+        }
+        f.error = detail::file_error(f.input, what);
+      }
+      ++finished;
+      if (o.on_file) o.on_file(f, finished);
+    }
+  };
+#if defined(STREAMPIPE_HAVE_NVJPEG)
+  pipeline::Engine engine(stage ? stage->operation() : ops::gray_operation(), eo);
 #else
   pipeline::Engine engine(ops::gray_operation(), eo);
 #endif
@@ -163,49 +210,19 @@ RunSummary convert(std::span<const Job> jobs, const Options& o) {
   // loop then submits nothing more. Declared after the engine, so it is gone before it.
   const std::stop_callback cancel_on_stop(o.stop, [&engine] { engine.cancel(); });
   const auto t0 = std::chrono::steady_clock::now();
-  std::size_t submitted = 0;
-  for (std::size_t i = 0; i < jobs.size() && !o.stop.stop_requested(); ++i, ++submitted) {
-    FileResult* file = &summary.files[i];
-    pipeline::Item item;
-    item.label = jobs[i].input.string();
-    // Each file's result is written by its own produce, then its own consume (ordered by the
-    // engine), and read by on_complete after both.
-    item.produce = [&, file, i](pipeline::StagingInput& staging) {
-      (void)i;  // the GPU decoder's slot, when nvJPEG is built in
-      const auto data = read_whole_file(file->input);
-      file->bytes_in = data.size();
+  summary.setup_ms = std::chrono::duration<double, std::milli>(t0 - t_call).count();
+  std::size_t submitted = 0;  // files
+  for (std::size_t item = 0; submitted < jobs.size() && !o.stop.stop_requested(); ++item) {
+    const auto [first, count] = files_of(item);
 #if defined(STREAMPIPE_HAVE_NVJPEG)
-      if (gpu_decode && gpu_decode->stage(i, data, staging)) return;
+    if (stage) {
+      (void)engine.submit(stage->item(item, overwrite));
+      submitted = first + count;
+      continue;
+    }
 #endif
-      file->decoder = "cpu";
-      // 16-bit samples stay 16-bit here, so the result reports the depth of the file;
-      // to_rgb8 rounds them to 8 bits as libpng's strip_16 would.
-      io::ImageReadOptions read;
-      read.limits = o.limits;
-      const io::Image image = io::decode_image(data, read, file->input.string());
-      file->width = image.width;
-      file->height = image.height;
-      file->channels = image.channels;
-      file->bit_depth = image.bit_depth;
-      const std::size_t pixels = static_cast<std::size_t>(image.width) * image.height;
-      const auto in = staging.allocate(rgb8_bytes(image), pixels);
-      to_rgb8(image, {reinterpret_cast<std::uint8_t*>(in.data()), in.size()});
-    };
-    item.consume = [file, &o, overwrite](std::span<const std::byte> out) {
-      io::Image gray;
-      gray.width = file->width;
-      gray.height = file->height;
-      gray.channels = 1;
-      gray.bit_depth = 8;
-      const auto* p = reinterpret_cast<const std::uint8_t*>(out.data());
-      gray.pixels.assign(p, p + out.size());
-      const auto encoded = o.format == io::ImageFormat::png
-                               ? io::encode_png(gray, {.compression = o.png_compression, .interlaced = false})
-                               : io::encode_jpeg(gray, o.jpeg_quality);
-      report::write_file_atomically(file->output, encoded, overwrite);
-      file->bytes_out = encoded.size();
-    };
-    (void)engine.submit(std::move(item));
+    (void)engine.submit(file_item(summary.files[first], o, overwrite));
+    submitted = first + count;
   }
   engine.drain();
   for (std::size_t i = submitted; i < jobs.size(); ++i) {
@@ -213,22 +230,7 @@ RunSummary convert(std::span<const Job> jobs, const Options& o) {
     summary.files[i].error = fmt::format("{}: not started: the run was stopped", jobs[i].input.string());
   }
   summary.wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-
-  summary.decode = to_string(o.decode);
-  for (const auto& f : summary.files) {
-    summary.bytes_in += f.bytes_in;
-    if (f.ok && f.decoder == "gpu") ++summary.gpu_decoded;
-    if (!f.fallback.empty()) ++summary.fallbacks[f.fallback];
-    if (f.ok) {
-      ++summary.ok;
-      summary.bytes_out += f.bytes_out;
-      summary.pixels += static_cast<std::uint64_t>(f.width) * f.height;
-    } else if (f.cancelled) {
-      ++summary.cancelled;
-    } else {
-      ++summary.failed;
-    }
-  }
+  total_up(summary);
   summary.records = engine.timeline().records();
   summary.timeline = engine.timeline().report();
   return summary;

@@ -34,13 +34,27 @@ void LevelDifference::add(const LevelDifference& other) noexcept {
   count += other.count;
 }
 
-const char* to_string(Decode decode) noexcept { return decode == Decode::gpu ? "gpu" : "cpu"; }
+namespace {
 
-std::optional<Decode> parse_decode(std::string_view name) noexcept {
-  if (name == "cpu") return Decode::cpu;
-  if (name == "gpu") return Decode::gpu;
+template <typename Where>
+const char* where_name(Where w) noexcept {
+  return w == Where::gpu ? "gpu" : w == Where::cpu ? "cpu" : "auto";
+}
+
+template <typename Where>
+std::optional<Where> parse_where(std::string_view name) noexcept {
+  if (name == "auto") return Where::automatic;
+  if (name == "cpu") return Where::cpu;
+  if (name == "gpu") return Where::gpu;
   return std::nullopt;
 }
+
+}  // namespace
+
+const char* to_string(Decode decode) noexcept { return where_name(decode); }
+const char* to_string(Encode encode) noexcept { return where_name(encode); }
+std::optional<Decode> parse_decode(std::string_view name) noexcept { return parse_where<Decode>(name); }
+std::optional<Encode> parse_encode(std::string_view name) noexcept { return parse_where<Encode>(name); }
 
 bool gpu_decode_available() noexcept {
 #if defined(STREAMPIPE_HAVE_NVJPEG)

@@ -82,6 +82,10 @@ expect 2 "gpu decode on the host backend" -- "$cli" gray in/a.png -o out8 --deco
 contains err.txt "nvJPEG" "gpu decode explains"
 expect 2 "bad decode" -- "$cli" gray in/a.png -o out8 --decode tpu
 contains err.txt "--decode 'tpu'" "bad decode named"
+expect 2 "bad encode" -- "$cli" gray in/a.png -o out8 --encode tpu
+contains err.txt "--encode 'tpu'" "bad encode named"
+expect 2 "gpu encode on the host backend" -- "$cli" gray in/a.png -o out8 --encode gpu --backend host
+contains err.txt "nvJPEG" "gpu encode explains"
 mkdir -p empty
 expect 2 "folder without images" -- "$cli" gray empty -o out8
 contains err.txt "no *.png" "empty folder explained"

@@ -20,6 +20,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <iostream>
 
@@ -148,6 +149,7 @@ TEST(GrayGpuDecode, RunMatchesTheCpuDecodePath) {
   o.devices = {0};
   o.threads = 4;
   o.lanes = 3;
+  o.decode = Decode::cpu;
   const auto cpu_jobs = jobs_for(files, d / "out-cpu");
   const RunSummary cpu = convert(cpu_jobs, o);
   o.decode = Decode::gpu;
@@ -196,6 +198,63 @@ TEST(GrayGpuDecode, RunMatchesTheCpuDecodePath) {
   EXPECT_LE(diff.max, kMaxLevels);
   EXPECT_LE(diff.mean(), kMeanLevels);
   EXPECT_GT(diff.count, 0u);
+}
+
+}  // namespace
+}  // namespace streampipe::tools::gray
+
+namespace streampipe::tools::gray {
+namespace {
+
+double psnr(std::span<const std::uint8_t> a, std::span<const std::uint8_t> b) {
+  double sum = 0;
+  for (std::size_t i = 0; i < a.size(); ++i) sum += (double(a[i]) - double(b[i])) * (double(a[i]) - double(b[i]));
+  const double mse = sum / static_cast<double>(a.size());
+  return mse == 0 ? 99.0 : 10.0 * std::log10(255.0 * 255.0 / mse);
+}
+
+// JPEG outputs encoded by nvJPEG on the lanes: valid one-component JPEGs of the right size,
+// close to the exact gray image (the PNG output of the same run's decode).
+TEST(GrayGpuDecode, GpuEncodedJpegsHoldTheGrayImage) {
+  SP_REQUIRE_GPU();
+  TempDir d;
+  std::vector<fs::path> files;
+  const std::pair<std::uint32_t, std::uint32_t> sizes[] = {{1920, 1080}, {641, 479}, {17, 9},   {1281, 721},
+                                                           {333, 217},   {1920, 1080}, {99, 1001}};
+  std::uint32_t seed = 40;
+  for (const auto& [w, h] : sizes) {
+    files.push_back(d / ("in/photo-" + std::to_string(seed) + ".jpg"));
+    write_jpeg(files.back(), photo_like(w, h, seed++), 90);
+  }
+  files.push_back(d / "in/picture.png");  // decoded on the host, encoded on the GPU
+  write_png(files.back(), random_image(123, 45, 3, 8, 6));
+  Options o;
+  o.backend = pipeline::Backend::gpu;
+  o.devices = {0};
+  o.threads = 2;
+  o.lanes = 2;
+  o.group = 3;  // groups of files on the JPEG engines, the last one short
+  const auto png_jobs = jobs_for(files, d / "out-png");
+  const RunSummary exact = convert(png_jobs, o);
+  ASSERT_EQ(exact.ok, files.size());
+  EXPECT_EQ(exact.encode, "cpu");
+  EXPECT_EQ(exact.group, 3u);
+  o.format = io::ImageFormat::jpeg;
+  const auto jpeg_jobs = jobs_for(files, d / "out-jpeg", io::ImageFormat::jpeg);
+  const RunSummary s = convert(jpeg_jobs, o);
+  ASSERT_EQ(s.ok, files.size());
+  EXPECT_EQ(s.encode, "gpu");
+  EXPECT_EQ(s.decode, "gpu");
+  for (std::size_t i = 0; i < files.size(); ++i) {
+    const io::Image want = io::read_image(png_jobs[i].output);
+    const io::Image got = io::read_image(jpeg_jobs[i].output);
+    EXPECT_EQ(got.channels, 1) << files[i];
+    ASSERT_EQ(got.width, want.width) << files[i];
+    ASSERT_EQ(got.height, want.height) << files[i];
+    const double db = psnr(got.pixels, want.pixels);
+    std::cout << files[i].filename().string() << ": nvJPEG q90 gray output at " << db << " dB\n";
+    EXPECT_GE(db, 35.0) << files[i];
+  }
 }
 
 }  // namespace

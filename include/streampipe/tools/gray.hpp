@@ -6,7 +6,9 @@
 // OpenCV's cvtColor(RGB2GRAY)) on the GPU or on the host backend, and a host worker encodes
 // the result and writes it atomically (temp file + rename; refused if it exists, unless
 // `force`). A corrupt, truncated or unsupported file fails alone, named with its reason.
-// With Decode::gpu, JPEGs are decoded by nvJPEG on the lanes instead (gray_decode.hpp).
+// With Decode::gpu (the default where nvJPEG and a GPU are there), files go in groups, JPEGs
+// are decoded by nvJPEG on the lanes instead, and with Encode::gpu JPEG outputs are encoded
+// there too (gray_decode.hpp).
 // A stop requested through Options::stop ends the run early: no file is started after it,
 // files not yet on the device are cancelled, those further along are finished, and every
 // output present is complete (no temporary file is left).
@@ -49,11 +51,16 @@ struct Options {
   int jpeg_quality = 90;     // 1-100
   int png_compression = 1;   // 0-9; 1: up filter + run-length zlib, fast for photos (docs/image-io.md)
   bool force = false;        // replace existing outputs
-  Decode decode = Decode::cpu;  // gpu: needs nvJPEG (gpu_decode_available()) and the GPU backend
+  // gpu: needs nvJPEG (gpu_decode_available()) and the GPU backend; automatic: gpu when both are there.
+  Decode decode = Decode::automatic;
+  Encode encode = Encode::automatic;  // JPEG output; as `decode`
   pipeline::Backend backend = pipeline::Backend::automatic;
   std::vector<int> devices;  // the engine's device set (empty: every usable GPU); files spread over them
   int lanes = 0;    // per device; 0: 4 streams on the GPU; on the host backend, one per 4 threads (>= 2)
   int threads = 0;  // decode/encode workers; 0: the hardware threads
+  // With nvJPEG in the run: files per engine item, decoded in one call (0: chosen from the
+  // files, the workers and the output format).
+  int group = 0;
   io::DecodeLimits limits;  // checked from each file's header before it is decoded
   // Called once per file as it finishes (from engine threads, one call at a time), with the
   // number finished so far.
@@ -75,18 +82,22 @@ struct RunSummary {
   std::string backend;          // "gpu" or "host"
   std::string device;           // the GPUs' names, or "host"
   std::string engine;           // Engine::describe()
-  std::string decode;           // "cpu" or "gpu", as asked
+  std::string decode;           // "cpu" or "gpu", as resolved
+  std::string encode;           // "cpu" or "gpu", as resolved (cpu for PNG output)
+  std::string codecs;           // with nvJPEG: its backend ("nvJPEG, 7 JPEG engines"); else empty
+  std::size_t group = 1;        // files per engine item (nvJPEG batches a group's JPEGs)
+  double setup_ms = 0;          // convert() called -> first file submitted: engine, pools, codec handles
   std::size_t gpu_decoded = 0;  // files nvJPEG decoded
   std::map<std::string, std::size_t> fallbacks;  // Decode::gpu: files the CPU decoded, by reason
   std::vector<pipeline::StageRecord> records;  // the engine's timeline
-  std::vector<pipeline::ItemResult> items;     // the engine's result per file, in job order
+  std::vector<pipeline::ItemResult> items;     // per file, in job order: the engine's result of its item (its group's)
   pipeline::TimelineReport timeline;
 
   [[nodiscard]] double images_per_s() const noexcept { return wall_ms > 0 ? static_cast<double>(ok) * 1e3 / wall_ms : 0; }
 };
 
 // Throws std::invalid_argument for bad options (quality, compression, threads, lanes, and
-// Decode::gpu without nvJPEG or on the host backend) and
+// Decode::gpu or Encode::gpu without nvJPEG or on the host backend) and
 // whatever the engine throws for an unusable backend or device; failures of single files
 // are in the summary instead.
 [[nodiscard]] RunSummary convert(std::span<const Job> jobs, const Options& options);

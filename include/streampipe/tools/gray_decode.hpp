@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
-// Where the gray tool decodes JPEG files. `cpu`: host workers decode every file with
-// libjpeg-turbo / libpng. `gpu` (builds with nvJPEG, GPU backend only): host workers only read
-// the file, nvJPEG decodes it on the lane's stream into device RGB and the luma kernel converts
-// it there - no host decode, no copy of decoded pixels. Files nvJPEG should not be given (PNG,
+// Where the gray tool decodes JPEG files and encodes JPEG outputs. `cpu`: host workers decode
+// every file with libjpeg-turbo / libpng (and encode with libjpeg-turbo). `gpu` (builds with
+// nvJPEG, GPU backend only): host workers only read the file, nvJPEG decodes it on the lane's
+// stream - on the GPU's JPEG engines where it has them - into device RGB and the luma kernel
+// converts it there: no host decode, no copy of decoded pixels (and the gray JPEG output is
+// encoded by nvJPEG on the lane). `automatic`: gpu wherever it may be used, else cpu. Files nvJPEG should not be given (PNG,
 // 12-bit, lossless, arithmetic-coded, CMYK, Adobe RGB, incomplete data - see
 // gpu_decode_refusal) and files nvJPEG refuses at decode time go through the CPU decoder with
 // the same result as under `cpu`, and the run's summary counts them by reason. nvJPEG's
@@ -19,13 +21,16 @@
 
 namespace streampipe::tools::gray {
 
-enum class Decode { cpu, gpu };
+enum class Decode { automatic, cpu, gpu };
+enum class Encode { automatic, cpu, gpu };
 
 [[nodiscard]] const char* to_string(Decode decode) noexcept;
-// "cpu" or "gpu"; nullopt otherwise.
+[[nodiscard]] const char* to_string(Encode encode) noexcept;
+// "auto", "cpu" or "gpu"; nullopt otherwise.
 [[nodiscard]] std::optional<Decode> parse_decode(std::string_view name) noexcept;
+[[nodiscard]] std::optional<Encode> parse_encode(std::string_view name) noexcept;
 
-// True when this build has nvJPEG (configure found CUDA::nvjpeg).
+// True when this build has nvJPEG (configure found CUDA::nvjpeg): decoding and encoding.
 [[nodiscard]] bool gpu_decode_available() noexcept;
 
 // Why the file's bytes go to the CPU decoder under --decode gpu (a short reason shared by
@@ -35,7 +40,8 @@ enum class Decode { cpu, gpu };
 // How far GPU-decoded gray values are from the CPU decode's, and the documented bound
 // (docs/gray.md) that the GPU tests and `bench gray` hold them to.
 struct LevelDifference {
-  // Measured on an H100 over 3.1e9 pixels of photo-like JPEGs: max 1, mean < 0.001.
+  // Both of nvJPEG's backends are asked for interpolated chroma upsampling, close to
+  // libjpeg-turbo's; docs/gray.md gives what was measured against this bound.
   static constexpr int kMaxLevels = 2;
   static constexpr double kMeanLevels = 0.01;
 

@@ -1,0 +1,77 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "gray_file_io.hpp"
+
+#include <fmt/format.h>
+
+#include <cerrno>
+#include <cstring>
+#include <exception>
+#include <fcntl.h>
+#include <stdexcept>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace streampipe::tools::gray::detail {
+
+std::vector<std::byte> read_whole_file(const std::filesystem::path& path) {
+  const auto fail = [&](const char* what, int err) {
+    return std::runtime_error(fmt::format("{}: {}: {}", path.string(), what, std::strerror(err)));
+  };
+  // Opened without blocking and checked to be a regular file first.
+  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+  if (fd < 0) throw fail("cannot open", errno);
+  struct FdCloser {
+    int fd;
+    ~FdCloser() { ::close(fd); }
+  } closer{fd};
+  struct stat st {};
+  if (::fstat(fd, &st) != 0) throw fail("cannot examine", errno);
+  if (!S_ISREG(st.st_mode)) {
+    const char* kind = S_ISDIR(st.st_mode) ? "folder" : S_ISFIFO(st.st_mode) ? "FIFO" : "device or socket";
+    throw std::runtime_error(
+        fmt::format("{}: not a regular file (a {}); cannot read it as an image", path.string(), kind));
+  }
+  std::vector<std::byte> data(static_cast<std::size_t>(st.st_size));
+  std::size_t done = 0;
+  while (done < data.size()) {
+    const ssize_t n = ::read(fd, data.data() + done, data.size() - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) throw fail("cannot read", errno);
+    if (n == 0)
+      throw std::runtime_error(
+          fmt::format("{}: read {} of {} bytes (the file shrank)", path.string(), done, data.size()));
+    done += static_cast<std::size_t>(n);
+  }
+  return data;
+}
+
+std::vector<std::byte> encode_output(const FileResult& file, std::span<const std::uint8_t> gray,
+                                     const Options& options) {
+  io::Image image;
+  image.width = file.width;
+  image.height = file.height;
+  image.channels = 1;
+  image.bit_depth = 8;
+  image.pixels.assign(gray.begin(), gray.end());
+  return options.format == io::ImageFormat::png
+             ? io::encode_png(image, {.compression = options.png_compression, .interlaced = false})
+             : io::encode_jpeg(image, options.jpeg_quality);
+}
+
+std::string file_error(const std::filesystem::path& input, std::string what) {
+  const std::string name = input.string();
+  if (what.rfind(name + ":", 0) == 0) return what;
+  return fmt::format("{}: {}", name, what);
+}
+
+std::string current_error(const std::filesystem::path& input) {
+  try {
+    throw;
+  } catch (const std::exception& e) {
+    return file_error(input, e.what());
+  } catch (...) {
+    return file_error(input, "unknown error");
+  }
+}
+
+}  // namespace streampipe::tools::gray::detail

@@ -1,0 +1,173 @@
+// SPDX-License-Identifier: Apache-2.0
+// GpuStage's set-up and host stages: reading and staging a group, writing its outputs (see
+// gray_gpu_stage.hpp). The lanes' part is in gray_gpu_lane.cpp.
+
+#include "gray_gpu_stage_impl.hpp"
+
+#include "gray_file_io.hpp"
+
+#include "streampipe/io/jpeg_header.hpp"
+#include "streampipe/tools/gray_decode.hpp"
+#include "streampipe/tools/gray_pixels.hpp"
+
+#include <fmt/format.h>
+
+#include <cstring>
+#include <stdexcept>
+
+namespace streampipe::tools::gray::detail {
+namespace {
+
+// Each file of a group starts on its own 256-byte boundary in the staged input and the output.
+constexpr std::size_t align_up(std::size_t n) noexcept { return (n + 255) / 256 * 256; }
+
+}  // namespace
+
+GpuStage::Impl::Impl(const GpuStageSetup& s, std::span<FileResult> f, const Options& o)
+    : setup(s), files(f), options(o), tickets(f.size()) {
+  if (setup.group == 0 || setup.lanes <= 0 || setup.devices.empty())
+    throw std::invalid_argument("gray's GPU stage needs a device, lanes and a group size");
+  for (const int d : setup.devices) {
+    const Device device(d);
+    DeviceCodecs codecs;
+    codecs.general = std::make_unique<io::GpuJpegDecoder>(device);
+    if (setup.decode) {
+      try {
+        codecs.engines = std::make_unique<io::GpuJpegDecoder>(device, io::GpuJpegBackend::hardware);
+        if (codecs.engines->hardware_engines() == 0) codecs.engines.reset();
+      } catch (const io::NvjpegError&) {
+        codecs.engines.reset();  // no JPEG engines on this GPU: the general backend decodes everything
+      }
+    }
+    devices.push_back(std::move(codecs));
+  }
+  lanes.resize(devices.size() * static_cast<std::size_t>(setup.lanes));
+  for (std::size_t l = 0; l < lanes.size(); ++l) {
+    const DeviceCodecs& codecs = devices[l / static_cast<std::size_t>(setup.lanes)];
+    if (!setup.decode) continue;
+    lanes[l].single = std::make_unique<io::GpuJpegState>(*codecs.general);
+    if (codecs.engines) lanes[l].batched = std::make_unique<io::GpuJpegBatchState>(*codecs.engines);
+  }
+}
+
+void GpuStage::Impl::produce(std::size_t g, pipeline::StagingInput& staging) {
+  const auto [first, count] = files_of(g);
+  std::vector<std::vector<std::byte>> jpegs(count);
+  std::vector<io::Image> images(count);
+  std::size_t in_bytes = 0, out_bytes = 0;
+  for (std::size_t k = 0; k < count; ++k) {
+    FileResult& f = files[first + k];
+    Ticket& t = tickets[first + k];
+    try {
+      auto data = read_whole_file(f.input);
+      f.bytes_in = data.size();
+      std::optional<std::string> refusal;
+      if (setup.decode) refusal = gpu_decode_refusal(data);
+      if (setup.decode && !refusal) {
+        const auto header = io::read_jpeg_header(data);  // gpu_decode_refusal accepted it
+        if (!header) throw std::logic_error("gray: an accepted JPEG has no header");
+        f.width = header->width;
+        f.height = header->height;
+        f.channels = header->components;
+        f.bit_depth = 8;
+        t.kind = Ticket::Kind::jpeg;
+        t.baseline = header->coding == io::JpegCoding::baseline;
+        t.in_bytes = data.size();
+        jpegs[k] = std::move(data);
+      } else {
+        if (refusal) f.fallback = std::move(*refusal);
+        f.decoder = "cpu";
+        io::ImageReadOptions read;
+        read.limits = options.limits;
+        images[k] = io::decode_image(data, read, f.input.string());
+        f.width = images[k].width;
+        f.height = images[k].height;
+        f.channels = images[k].channels;
+        f.bit_depth = images[k].bit_depth;
+        t.kind = Ticket::Kind::rgb;
+        t.in_bytes = rgb8_bytes(images[k]);
+      }
+    } catch (...) {
+      f.error = current_error(f.input);
+      t.kind = Ticket::Kind::failed;
+      continue;
+    }
+    t.in_offset = in_bytes;
+    in_bytes = align_up(in_bytes + t.in_bytes);
+    t.out_offset = out_bytes;
+    out_bytes = align_up(out_bytes + std::size_t{f.width} * f.height);
+  }
+  if (in_bytes == 0) throw std::runtime_error("no file of its group could be read");
+  const std::span<std::byte> in = staging.allocate(in_bytes, out_bytes);
+  for (std::size_t k = 0; k < count; ++k) {
+    Ticket& t = tickets[first + k];
+    std::byte* at = in.data() + t.in_offset;
+    if (t.kind == Ticket::Kind::jpeg) {
+      std::memcpy(at, jpegs[k].data(), t.in_bytes);
+      t.host = at;
+    } else if (t.kind == Ticket::Kind::rgb) {
+      to_rgb8(images[k], {reinterpret_cast<std::uint8_t*>(at), t.in_bytes});
+    }
+  }
+}
+
+void GpuStage::Impl::consume(std::size_t g, std::span<const std::byte> out, report::Overwrite overwrite) {
+  const auto [first, count] = files_of(g);
+  for (std::size_t k = 0; k < count; ++k) {
+    FileResult& f = files[first + k];
+    Ticket& t = tickets[first + k];
+    if (!t.ok() || !f.error.empty()) continue;
+    try {
+      const std::size_t pixels = std::size_t{f.width} * f.height;
+      const auto* gray = reinterpret_cast<const std::uint8_t*>(out.data() + t.out_offset);
+      const std::vector<std::byte> file = !t.encoded.empty() ? std::move(t.encoded)
+                                                             : encode_output(f, {gray, pixels}, options);
+      report::write_file_atomically(f.output, file, overwrite);
+      f.bytes_out = file.size();
+    } catch (...) {
+      f.error = current_error(f.input);
+    }
+    t.encoded = {};
+  }
+}
+
+GpuStage::GpuStage(const GpuStageSetup& setup, std::span<FileResult> files, const Options& options)
+    : impl_(std::make_unique<Impl>(setup, files, options)) {}
+
+GpuStage::~GpuStage() = default;
+
+std::size_t GpuStage::groups() const noexcept {
+  return (impl_->files.size() + impl_->setup.group - 1) / impl_->setup.group;
+}
+
+std::pair<std::size_t, std::size_t> GpuStage::files_of(std::size_t g) const noexcept { return impl_->files_of(g); }
+
+pipeline::Item GpuStage::item(std::size_t g, report::Overwrite overwrite) {
+  const auto [first, count] = impl_->files_of(g);
+  pipeline::Item item;
+  item.label = count == 1 ? impl_->files[first].input.string()
+                          : fmt::format("{} and {} more", impl_->files[first].input.string(), count - 1);
+  item.produce = [impl = impl_.get(), g](pipeline::StagingInput& staging) { impl->produce(g, staging); };
+  item.consume = [impl = impl_.get(), g, overwrite](std::span<const std::byte> out) {
+    impl->consume(g, out, overwrite);
+  };
+  return item;
+}
+
+pipeline::Operation GpuStage::operation() {
+  pipeline::Operation op;
+  op.name = impl_->setup.encode ? "nvJPEG decode + luma + nvJPEG encode" : "nvJPEG decode + luma";
+  if (!impl_->setup.decode) op.name = "luma + nvJPEG encode";
+  op.device = [impl = impl_.get()](const pipeline::Batch& b) { impl->run_lane(b); };
+  op.host = [](const pipeline::Batch&) { throw std::logic_error("gray's nvJPEG stage runs on the GPU backend only"); };
+  return op;
+}
+
+std::string GpuStage::describe() const {
+  const auto& codecs = impl_->devices.front();
+  if (!impl_->setup.decode) return "nvJPEG encoder";
+  if (codecs.engines) return fmt::format("nvJPEG, {} JPEG engines", codecs.engines->hardware_engines());
+  return "nvJPEG, no JPEG engines (general backend)";
+}
+
+}  // namespace streampipe::tools::gray::detail

@@ -1,0 +1,63 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+// The gray tool's run with nvJPEG (builds with nvJPEG only, GPU backend). Files go through
+// the engine in groups, one engine item per group, because the GPU's JPEG engines want many
+// images per call:
+//   produce (a host worker): reads the group's files; a JPEG nvJPEG should take
+//     (gpu_decode_refusal) is staged as it is, any other file is decoded to RGB and staged;
+//   the lane: decodes the group's JPEGs, batched on the JPEG engines where the GPU has them
+//     and the file is baseline, else one by one on nvJPEG's general backend, else (nvJPEG
+//     refused it) on the host; converts every file to gray; with GPU encoding, encodes each
+//     gray image as JPEG on the GPU;
+//   consume (a host worker): encodes on the host what the GPU did not, writes every file.
+// A file that fails fails alone (its FileResult's `error`); the others of its group go on.
+// One nvJPEG library per device of the set; each lane has its own states and buffers.
+
+#include "streampipe/io/image.hpp"
+#include "streampipe/pipeline/item.hpp"
+#include "streampipe/pipeline/operation.hpp"
+#include "streampipe/report/atomic_file.hpp"
+#include "streampipe/tools/gray.hpp"
+
+#include <cstddef>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace streampipe::tools::gray::detail {
+
+struct GpuStageSetup {
+  std::vector<int> devices;  // the engine's device set, in its order
+  int lanes = 4;             // per device
+  bool decode = true;        // nvJPEG decodes the JPEGs it takes (else every file on the host)
+  bool encode = false;       // JPEG outputs encoded by nvJPEG
+  std::size_t group = 16;    // files per engine item
+};
+
+class GpuStage {
+ public:
+  // `files` is the run's results in job order; `options` the run's. Throws NvjpegError when a
+  // device's nvJPEG cannot be set up.
+  GpuStage(const GpuStageSetup& setup, std::span<FileResult> files, const Options& options);
+  ~GpuStage();
+  GpuStage(const GpuStage&) = delete;
+  GpuStage& operator=(const GpuStage&) = delete;
+
+  [[nodiscard]] std::size_t groups() const noexcept;
+  // The files of group g (engine item g): [first, first + count).
+  [[nodiscard]] std::pair<std::size_t, std::size_t> files_of(std::size_t g) const noexcept;
+  // Engine item g; its stages refer to this object, which must outlive the engine.
+  [[nodiscard]] pipeline::Item item(std::size_t g, report::Overwrite overwrite);
+  // The lanes' operation, for the engine.
+  [[nodiscard]] pipeline::Operation operation();
+  // "7 JPEG engines" or "no JPEG engines (general backend)", for the summary.
+  [[nodiscard]] std::string describe() const;
+
+  struct Impl;
+
+ private:
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace streampipe::tools::gray::detail

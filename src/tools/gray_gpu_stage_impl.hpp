@@ -1,0 +1,68 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+// GpuStage's state, shared by its host stages (gray_gpu_stage.cpp) and its lanes'
+// operation (gray_gpu_lane.cpp).
+
+#include "gray_gpu_stage.hpp"
+
+#include "streampipe/cuda/device.hpp"
+#include "streampipe/cuda/device_buffer.hpp"
+#include "streampipe/cuda/event.hpp"
+#include "streampipe/cuda/pinned_buffer.hpp"
+#include "streampipe/io/gpu_jpeg_batch.hpp"
+#include "streampipe/io/gpu_jpeg_decoder.hpp"
+#include "streampipe/io/gpu_jpeg_encoder.hpp"
+
+#include <cstdint>
+#include <optional>
+
+namespace streampipe::tools::gray::detail {
+
+// Where one file of a group is in the group's staged input and output (written by produce,
+// read by the lane and by consume, which the engine orders after it).
+struct Ticket {
+  enum class Kind { failed, jpeg, rgb };  // failed: FileResult::error says why
+  Kind kind = Kind::failed;
+  const std::byte* host = nullptr;  // jpeg: the file's bytes in the pinned staging input
+  std::size_t in_offset = 0, in_bytes = 0;
+  std::size_t out_offset = 0;
+  bool baseline = false;               // jpeg: may go to the JPEG engines
+  std::vector<std::byte> encoded;      // the output file when nvJPEG encoded it
+  [[nodiscard]] bool ok() const noexcept { return kind != Kind::failed; }
+};
+
+// A device's nvJPEG libraries: `general` always, `engines` where the GPU has JPEG engines.
+struct DeviceCodecs {
+  std::unique_ptr<io::GpuJpegDecoder> general;
+  std::unique_ptr<io::GpuJpegDecoder> engines;
+};
+
+struct LaneCodecs {
+  std::unique_ptr<io::GpuJpegState> single;          // general backend, one image per call
+  std::unique_ptr<io::GpuJpegBatchState> batched;    // JPEG engines
+  std::vector<std::unique_ptr<io::GpuJpegEncoder>> encoders;  // one per file of a group
+  DeviceBuffer<std::uint8_t> rgb;                    // the group's decoded JPEGs
+  PinnedBuffer<std::uint8_t> host_rgb;               // a file nvJPEG refused, decoded on the host
+  std::optional<Event> uploaded;                     // the last upload from host_rgb has finished
+};
+
+struct GpuStage::Impl {
+  GpuStageSetup setup;
+  std::span<FileResult> files;
+  const Options& options;
+  std::vector<Ticket> tickets;           // per file
+  std::vector<DeviceCodecs> devices;     // per device of the set, in its order
+  std::vector<LaneCodecs> lanes;         // per engine-wide lane
+
+  Impl(const GpuStageSetup& s, std::span<FileResult> f, const Options& o);
+
+  [[nodiscard]] std::pair<std::size_t, std::size_t> files_of(std::size_t g) const noexcept {
+    const std::size_t first = g * setup.group;
+    return {first, std::min(setup.group, files.size() - first)};
+  }
+  void produce(std::size_t g, pipeline::StagingInput& staging);
+  void consume(std::size_t g, std::span<const std::byte> out, report::Overwrite overwrite);
+  void run_lane(const pipeline::Batch& b);  // gray_gpu_lane.cpp
+};
+
+}  // namespace streampipe::tools::gray::detail
