@@ -196,7 +196,7 @@ Table measure_format(const State& state, const Config& c, io::ImageFormat format
       fmt::print(stderr, "bench gray: {}: {}\n", r.name, r.fields["failure"].get<std::string>());
     if (r.fields.contains("gray_difference_vs_reference")) {
       const auto& d = r.fields["gray_difference_vs_reference"];
-      t.notes.push_back(fmt::format("{} against the reference: max {} levels, mean {:.3f} over {} pixels (bound {}: "
+      t.notes.push_back(fmt::format("{} against the reference: max {} level(s), mean {:.2g} over {} pixels (bound {}: "
                                     "convert('L') rounds its own 16-bit fixed-point luma)",
                                     r.name, d["max_levels"].get<int>(), d["mean_levels"].get<double>(),
                                     d["pixels"].get<std::uint64_t>(), d["bound_max"].get<int>()));
