@@ -40,7 +40,7 @@ bool CommandRow::verify() {
   const bool timed = round_++ >= warmup_;
   std::string why;
   if (last_exit_ != 0)
-    why = fmt::format("{}: {}; its output ends:\n{}", plan_.name, last_status_, log_tail(plan_.log));
+    why = fmt::format("{}; its output ends:\n{}", last_status_, log_tail(plan_.log));
   else if (plan_.peer)
     why = check_outputs({});
   else
@@ -57,11 +57,11 @@ std::string CommandRow::check_tool_run(bool timed) {
     std::ifstream in(plan_.json);
     j = nlohmann::json::parse(in);
   } catch (const std::exception& e) {
-    return fmt::format("{}: cannot read its --json {}: {}", plan_.name, plan_.json.string(), e.what());
+    return fmt::format("cannot read its --json {}: {}", plan_.json.string(), e.what());
   }
   const std::size_t n = inputs_.files.size();
   if (j.value("ok", std::size_t{0}) != n)
-    return fmt::format("{}: {} of {} files converted (--json {})", plan_.name, j.value("ok", 0), n, plan_.json.string());
+    return fmt::format("{} of {} files converted (--json {})", j.value("ok", 0), n, plan_.json.string());
   // Which files nvJPEG decoded: those are held to its tolerance, the others are exact.
   std::map<std::string, std::string> decoder;
   decoders_ = nlohmann::json::object();

@@ -41,9 +41,11 @@ Table gray_table(std::vector<Row> rows, const Yardsticks& at, io::ImageFormat fo
                "start-up s", "outside conv. s", "bound", "ok"};
   t.align.assign(t.headers.size(), report::Align::right);
   t.align[0] = t.align[1] = t.align[2] = t.align[11] = t.align[12] = report::Align::left;
+  // A row whose outputs were wrong is no yardstick.
   const auto rate = [&](int i) {
-    return i >= 0 && !rows[static_cast<std::size_t>(i)].values.empty() ? rows[static_cast<std::size_t>(i)].summary().median
-                                                                        : 0.0;
+    if (i < 0) return 0.0;
+    const Row& r = rows[static_cast<std::size_t>(i)];
+    return r.verified && !r.values.empty() ? r.summary().median : 0.0;
   };
   const double peer = rate(at.peer), host = rate(at.host);
   for (auto& r : rows) {
