@@ -5,7 +5,7 @@
 // (harness/command.hpp). Around each run, untimed: its outputs and report are removed
 // before it; after it the exit status is checked, every output is compared with the
 // reference (gray_check.hpp: the tool's exactly, or within nvJPEG's tolerance for files its
-// --json says the GPU decoded; the peer's within `peer_max_levels` for PNG), and the tool's
+// --json says the GPU decoded; the peer's within kPeerMaxLevels for PNG), and the tool's
 // own --json is read back: its conversion window, start-up, bound stage and decoders.
 
 #include "gray/gray_inputs.hpp"
