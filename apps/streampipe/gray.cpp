@@ -4,10 +4,12 @@
 // worker threads inside the engine's host stages, the conversion on the GPU (or the host
 // backend). A bad file is reported with its name and reason, the others finish, exit 1.
 
+#include "command_clock.hpp"
 #include "commands.hpp"
 #include "devices_option.hpp"
 #include "gray_latency.hpp"
 #include "gray_ranks.hpp"
+#include "gray/gray_command_time.hpp"
 #include "gray/gray_report.hpp"
 #include "interrupt.hpp"
 #include "json_text.hpp"
@@ -90,6 +92,12 @@ class ProgressBar {
 };
 
 int run_gray(const GrayOptions& o, const ReportOptions& report_options) {
+  // The command's own clock: each step before the first file is part of what a user waits for.
+  using Clock = std::chrono::steady_clock;
+  const auto ms = [](Clock::time_point a, Clock::time_point b) {
+    return std::chrono::duration<double, std::milli>(b - a).count();
+  };
+  const auto t_run = Clock::now();
   const auto format = io::parse_image_format(o.format);
   if (!format) throw UsageError(fmt::format("--format '{}' is not png or jpeg", o.format));
   const auto decode = gray::parse_decode(o.decode);
@@ -110,6 +118,7 @@ int run_gray(const GrayOptions& o, const ReportOptions& report_options) {
   go.threads = o.threads;
   go.group = o.group;
   const DeviceChoice where = resolve_gpu_devices(o.backend, o.devices);
+  const auto t_devices = Clock::now();
   go.backend = where.gpu() ? pipeline::Backend::gpu : pipeline::Backend::host;
   go.devices = where.devices;  // GPUs, or the host backend's simulated devices
   go.decode = *decode;
@@ -167,6 +176,7 @@ int run_gray(const GrayOptions& o, const ReportOptions& report_options) {
   ProgressBar bar(jobs.size(), !o.quiet && !ranks.several() && ::isatty(STDERR_FILENO) != 0, ranks.tag());
   go.on_file = [&bar](const gray::FileResult& f, std::size_t finished) { bar.file_done(f, finished); };
   bool interrupted = false;
+  const auto t_convert = Clock::now();
   const gray::RunSummary s = [&] {
     // A first Ctrl-C finishes the files in flight; later (writing the JSON, which might
     // block on a FIFO) one ends the process at once.
@@ -176,6 +186,15 @@ int run_gray(const GrayOptions& o, const ReportOptions& report_options) {
     interrupted = go.stop.stop_requested();
     return summary;
   }();
+  const auto t_done = Clock::now();
+  bench::GrayCommandTime time;
+  time.before_main_ms = command_start().before_ms;
+  time.resolution_ms = command_start().resolution_ms;
+  time.options_ms = ms(command_start().at, t_run);
+  time.devices_ms = ms(t_run, t_devices);
+  time.plan_ms = ms(t_devices, t_convert);
+  time.convert_ms = ms(t_convert, t_done);
+  time.setup_ms = s.setup_ms;
   if (interrupted) {
     out.print("gray: interrupted: {} of {} file(s) written, {} failed, {} not converted; every output present is "
               "complete{}\n",
@@ -199,8 +218,11 @@ int run_gray(const GrayOptions& o, const ReportOptions& report_options) {
     out.print("gray: {} file(s): {} ok, {} failed; {:.1f} MB in, {:.1f} MB out, {:.1f} Mpixel\n", jobs.size(), s.ok,
               s.failed, static_cast<double>(s.bytes_in) / 1e6, static_cast<double>(s.bytes_out) / 1e6,
               static_cast<double>(s.pixels) / 1e6);
-    out.print("  {:.2f} s, {:.1f} images/s, {:.1f} Mpixel/s on {}\n", s.wall_ms / 1e3, s.images_per_s(),
-              s.wall_ms > 0 ? static_cast<double>(s.pixels) / 1e3 / s.wall_ms : 0.0, s.engine);
+    out.print("  {}\n", bench::gray_command_line(s, time));
+    out.print("  converting {:.2f} s (first file submitted to last written): {:.1f} images/s, {:.1f} Mpixel/s on {}\n",
+              s.wall_ms / 1e3, s.images_per_s(), s.wall_ms > 0 ? static_cast<double>(s.pixels) / 1e3 / s.wall_ms : 0.0,
+              s.engine);
+    if (const std::string bound = bench::gray_bound_line(s); !bound.empty()) out.print("  {}\n", bound);
     if (s.decode == "gpu") {
       std::string why;
       std::size_t on_cpu = 0;
@@ -233,6 +255,7 @@ int run_gray(const GrayOptions& o, const ReportOptions& report_options) {
     j["output_dir"] = o.output_dir;
     j["host"] = report::describe_host();
     j["unreadable"] = plan.unreadable;
+    j.update(bench::gray_command_json(s, time));
     out.write(o.json_path, json_text(j, 2));
   }
   emit_report(report_options, gray_latency_run(s), "gray", out);

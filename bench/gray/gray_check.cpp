@@ -20,13 +20,33 @@ ScratchDir::~ScratchDir() {
   fs::remove_all(path_, ec);
 }
 
+namespace {
+
+// Empty when `got` is 8-bit gray of the reference's size.
+std::string shape_error(const fs::path& output, const io::Image& got, std::size_t want) {
+  if (got.channels == 1 && got.bit_depth == 8 && got.pixels.size() == want) return {};
+  return fmt::format("{}: {} channel(s), {}-bit, {} bytes; expected 8-bit gray of {} bytes", output.string(),
+                     got.channels, got.bit_depth, got.pixels.size(), want);
+}
+
+std::string psnr_error(const fs::path& output, const io::Image& got, const std::vector<std::uint8_t>& want) {
+  double se = 0;
+  for (std::size_t i = 0; i < want.size(); ++i) {
+    const double d = static_cast<int>(got.pixels[i]) - static_cast<int>(want[i]);
+    se += d * d;
+  }
+  const double mse = se / static_cast<double>(want.size());
+  const double psnr = mse > 0 ? 10 * std::log10(255.0 * 255.0 / mse) : 99;
+  return psnr >= 30 ? std::string() : fmt::format("{}: PSNR {:.1f} dB against the reference (< 30)", output.string(), psnr);
+}
+
+}  // namespace
+
 std::string check_output(const fs::path& output, const std::vector<std::uint8_t>& want, io::ImageFormat format,
                          tools::gray::LevelDifference* diff) {
   using tools::gray::LevelDifference;
   const io::Image got = io::read_image(output);
-  if (got.channels != 1 || got.bit_depth != 8 || got.pixels.size() != want.size())
-    return fmt::format("{}: {} channel(s), {}-bit, {} bytes; expected 8-bit gray of {} bytes", output.string(),
-                       got.channels, got.bit_depth, got.pixels.size(), want.size());
+  if (auto why = shape_error(output, got, want.size()); !why.empty()) return why;
   if (format == io::ImageFormat::png && diff != nullptr) {
     LevelDifference d;
     d.add(got.pixels, want);
@@ -43,14 +63,21 @@ std::string check_output(const fs::path& output, const std::vector<std::uint8_t>
         return fmt::format("{}: pixel {} is {}, expected {}", output.string(), i, got.pixels[i], want[i]);
     return {};
   }
-  double se = 0;
-  for (std::size_t i = 0; i < want.size(); ++i) {
-    const double d = static_cast<int>(got.pixels[i]) - static_cast<int>(want[i]);
-    se += d * d;
-  }
-  const double mse = se / static_cast<double>(want.size());
-  const double psnr = mse > 0 ? 10 * std::log10(255.0 * 255.0 / mse) : 99;
-  return psnr >= 30 ? std::string() : fmt::format("{}: PSNR {:.1f} dB against the reference (< 30)", output.string(), psnr);
+  return psnr_error(output, got, want);
+}
+
+std::string check_peer_output(const fs::path& output, const std::vector<std::uint8_t>& want, io::ImageFormat format,
+                              int max_levels, tools::gray::LevelDifference& diff) {
+  if (!fs::exists(output)) return fmt::format("{}: missing", output.string());
+  const io::Image got = io::read_image(output);
+  if (auto why = shape_error(output, got, want.size()); !why.empty()) return why;
+  if (format != io::ImageFormat::png) return psnr_error(output, got, want);
+  tools::gray::LevelDifference d;
+  d.add(got.pixels, want);
+  diff.add(d);
+  if (d.max > max_levels)
+    return fmt::format("{}: up to {} levels from the reference (bound {})", output.string(), d.max, max_levels);
+  return {};
 }
 
 }  // namespace streampipe::bench::gray_bench

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 // What `bench gray` needs around the tool: a scratch folder that is removed afterwards,
-// a parallel loop for generating and checking images, and the check of one output file
-// against the host reference of its decoded input.
+// a parallel loop for generating and checking images, and the checks of one output file
+// against the host reference of its decoded input: the tool's (exact, or within nvJPEG's
+// tolerance) and a peer's (within a bound of levels: its luma rounds differently).
 
 #include "streampipe/io/image.hpp"
 #include "streampipe/tools/gray_decode.hpp"
@@ -59,5 +60,10 @@ class ScratchDir {
 // applies the documented tolerance instead of equality.
 [[nodiscard]] std::string check_output(const std::filesystem::path& output, const std::vector<std::uint8_t>& want,
                                        io::ImageFormat format, tools::gray::LevelDifference* diff = nullptr);
+
+// The same for a peer's output: 8-bit gray of the right size; for PNG every pixel within
+// `max_levels` of the reference (the difference is added to `diff`), for JPEG PSNR >= 30 dB.
+[[nodiscard]] std::string check_peer_output(const std::filesystem::path& output, const std::vector<std::uint8_t>& want,
+                                            io::ImageFormat format, int max_levels, tools::gray::LevelDifference& diff);
 
 }  // namespace streampipe::bench::gray_bench

@@ -4,6 +4,7 @@
 #include "gray/gray_report.hpp"
 
 #include "streampipe/report/table.hpp"
+#include "streampipe/tools/gray_bound.hpp"
 
 #include <fmt/format.h>
 
@@ -35,6 +36,42 @@ std::string gray_time_table(const tools::gray::RunSummary& s) {
                                t.wall_ms));
 }
 
+namespace {
+
+nlohmann::json bound_json(const tools::gray::RunSummary& s) {
+  const auto b = tools::gray::run_bound(s);
+  if (b.stages.empty()) return nullptr;
+  nlohmann::json stages = nlohmann::json::array();
+  for (const auto& l : b.stages)
+    stages.push_back({{"stage", l.stage}, {"share", l.share}, {"capacity", l.capacity}, {"busy_ms", l.busy_ms}});
+  return {{"stage", b.bound_stage().stage},
+          {"share", b.bound_stage().share},
+          {"decode_share", b.decode_share},
+          {"encode_share", b.encode_share},
+          {"stages", std::move(stages)}};
+}
+
+}  // namespace
+
+std::string gray_bound_line(const tools::gray::RunSummary& s) {
+  const auto b = tools::gray::run_bound(s);
+  if (b.stages.empty()) return {};
+  const auto describe = [&](const tools::gray::StageLoad& l) {
+    const std::string of = l.stage == "host workers" ? fmt::format("{} thread(s)", l.capacity)
+                           : l.stage == "device"     ? fmt::format("{} GPU(s)", l.capacity)
+                                                     : fmt::format("{} lane(s)", l.capacity);
+    std::string text = fmt::format("{} busy {:.0f}% of {}", l.stage, 100 * l.share, of);
+    if (l.stage == "host workers")
+      text += fmt::format(" ({} {:.0f}%, encode + write {:.0f}%)", s.decode == "gpu" ? "read" : "read + decode",
+                          100 * b.decode_share, 100 * b.encode_share);
+    return text;
+  };
+  std::string line = fmt::format("bound by: {}", describe(b.bound_stage()));
+  for (std::size_t i = 0; i < b.stages.size(); ++i)
+    if (i != b.bound) line += "; " + describe(b.stages[i]);
+  return line + " (over the conversion's wall time)";
+}
+
 nlohmann::json gray_run_json(const tools::gray::RunSummary& s, bool files) {
   const auto t = tools::gray::split_time(s.records, s.wall_ms);
   nlohmann::json j = {{"files", s.ok + s.failed},
@@ -61,6 +98,7 @@ nlohmann::json gray_run_json(const tools::gray::RunSummary& s, bool files) {
                         {"encode_busy", t.encode_busy_ms},
                         {"device_busy", t.device_busy_ms}}},
                       {"device_share", t.device_share()},
+                      {"bound", bound_json(s)},
                       {"timeline", s.timeline}};
   nlohmann::json failures = nlohmann::json::array();
   for (const auto& f : s.files)

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The gray run's report, shared by `streampipe gray` and `streampipe bench gray`: the
-// "where the time went" table (host decode and encode, H2D, compute, D2H, device share) and
-// the JSON form of a run.
+// "where the time went" table (host decode and encode, H2D, compute, D2H, device share), the
+// stage that bound the run (tools/gray_bound.hpp) and the JSON form of a run.
 
 #include "streampipe/tools/gray.hpp"
 
@@ -13,7 +13,10 @@
 namespace streampipe::bench {
 
 [[nodiscard]] std::string gray_time_table(const tools::gray::RunSummary& s);
-// Totals, rates, the time split and the engine's timeline report; with `files`, one entry
+// "bound by the host workers: busy 94% of 16 threads (read + decode 40%, encode + write 54%);
+// device busy 3%"; empty for a run without records.
+[[nodiscard]] std::string gray_bound_line(const tools::gray::RunSummary& s);
+// Totals, rates, the time split, the bound stage and the engine's timeline report; with `files`, one entry
 // per file (input, output, ok, error, size, layout).
 [[nodiscard]] nlohmann::json gray_run_json(const tools::gray::RunSummary& s, bool files);
 

@@ -26,7 +26,20 @@ contains out.txt "us/item" "overhead table"
 
 expect 0 "bench gray" -- "$cli" bench gray --images 2 --size 64x48 --runs 1 --warmup 0 --threads 2 --json gray.json
 contains gray.json '"unit": "images/s"' "gray rows in images/s"
-contains gray.json '"decode_ms_per_image"' "gray rows keep their fields"
+contains gray.json '"name": "gray-png"' "gray PNG table"
+contains gray.json '"name": "gray-jpeg"' "gray JPEG table"
+contains gray.json '"startup_ms": {' "gray rows read the tool's start-up back"
+contains gray.json '"command": ' "gray rows name their command"
+contains out.txt "streampipe gray --backend host" "gray host row"
+# The Pillow row runs, or says why not.
+grep -qE '"skipped"|"peer": true' gray.json || { echo "FAIL: no Pillow row and no reason"; failures=$((failures + 1)); }
+contains gray.json '"verified": true' "gray rows verified"
+if grep -qF '"verified": false' gray.json; then echo "FAIL: a gray output did not verify"; failures=$((failures + 1)); fi
+expect 0 "bench gray, generate only" -- "$cli" bench gray --images 3 --size 32x16 --keep kept --generate-only
+[[ $(ls kept | wc -l) -eq 3 ]] || { echo "FAIL: --keep kept $(ls kept | wc -l) files, expected 3"; failures=$((failures + 1)); }
+expect 2 "bench gray, --keep not empty" -- "$cli" bench gray --images 3 --size 32x16 --keep kept --generate-only
+contains err.txt "--keep kept" "non-empty --keep named"
+expect 2 "bench gray, --generate-only without --keep" -- "$cli" bench gray --generate-only
 
 # bench serve (serve-bench) on the host backend: the envelope with the keys scripts read
 # (points[].mode, .clients, .throughput_rps.median), the plot and the per-point reports.

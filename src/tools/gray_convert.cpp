@@ -204,6 +204,8 @@ RunSummary convert(std::span<const Job> jobs, const Options& o) {
     for (const int d : engine.devices()) summary.device += (summary.device.empty() ? "" : ", ") + Device(d).name();
   }
   summary.engine = engine.describe();
+  summary.threads = threads;
+  summary.lanes = lanes;
 
   const report::Overwrite overwrite = o.force ? report::Overwrite::allow : report::Overwrite::refuse;
   // A stop cancels what has not reached a lane and wakes a submit waiting for a slot; the

@@ -29,6 +29,8 @@ expect 0 "one file" -- "$cli" gray in/a.png -o out1
 is_gray_png out1/a.png
 contains out.txt "1 file(s): 1 ok, 0 failed" "summary counts"
 contains out.txt "where the time went" "time split"
+contains out.txt "(command wall clock; start-up" "summary on the command's wall clock"
+contains out.txt "bound by: " "summary names the bound stage"
 expect 0 "folder, not recursive" -- "$cli" gray in -o out2 --backend host --threads 3
 is_gray_png out2/a.png
 absent out2/sub
@@ -37,6 +39,13 @@ expect 0 "folder, recursive" -- "$cli" gray -r in -o out3 --json out3.json --tra
 for f in a sub/b sub/deeper/c sub/g; do is_gray_png "out3/$f.png"; done
 contains out3.json '"ok": 4' "json counts"
 contains out3.json '"device_share"' "json time split"
+contains out3.json '"bound": {' "json bound stage"
+contains out3.json '"startup_ms"' "json start-up"
+# The command's wall clock holds its conversion and its start-up.
+top() { sed -n "s/^  \"$1\": \([0-9.e+-]*\),*$/\1/p" out3.json; }
+awk -v c="$(top command_wall_ms)" -v w="$(top wall_ms)" -v s="$(top startup_ms)" \
+  'BEGIN { exit !(c > 0 && w > 0 && s > 0 && c >= w + s - 0.001) }' ||
+  { echo "FAIL: command wall $(top command_wall_ms) ms < conversion $(top wall_ms) + start-up $(top startup_ms)"; failures=$((failures + 1)); }
 contains trace.json '"traceEvents"' "chrome trace"
 contains gantt.svg '<svg' "gantt chart"
 expect 0 "gray JPEG input to JPEG" -- "$cli" gray in/sub/g.JPG -o out4 --format jpg

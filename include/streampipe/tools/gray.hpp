@@ -82,6 +82,8 @@ struct RunSummary {
   std::string backend;          // "gpu" or "host"
   std::string device;           // the GPUs' names, or "host"
   std::string engine;           // Engine::describe()
+  int threads = 0;              // host workers, as resolved
+  int lanes = 0;                // lanes per device, as resolved
   std::string decode;           // "cpu" or "gpu", as resolved
   std::string encode;           // "cpu" or "gpu", as resolved (cpu for PNG output)
   std::string codecs;           // with nvJPEG: its backend ("nvJPEG, 7 JPEG engines"); else empty

@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# The gray tool with a GPU is never slower than its own host backend, timed as a user times
+# it (the whole command, start-up included): 200 generated 1920x1080 JPEGs (quality 90,
+# `bench gray --generate-only`), converted to PNG and to JPEG by `streampipe gray` with its
+# defaults and with --backend host, two rounds each, alternated; the defaults' best wall
+# clock must not exceed the host backend's best. Without a GPU the defaults run the host
+# backend: the test skips (exit 77, CTest's SKIP_RETURN_CODE), or fails when
+# STREAMPIPE_REQUIRE_GPU=1 (scripts/gpu-check), so a GPU run never passes by skipping.
+set -uo pipefail
+cli="${1:?usage: test_gray_gpu_vs_host.sh path/to/streampipe}"
+source "$(dirname "$0")/../support/cli_test.sh"
+
+"$cli" bench gray --images 200 --size 1920x1080 --input-format jpeg --keep in --generate-only >gen.txt 2>&1 ||
+  { echo "FAIL: generating the inputs"; cat gen.txt; exit 1; }
+# Which backend the defaults take on this machine (this run also warms the driver).
+expect 0 "probe run" -- "$cli" gray in/img-0000.jpg -o probe -q --json probe.json
+if ! grep -qF '"backend": "gpu"' probe.json; then
+  if [[ "${STREAMPIPE_REQUIRE_GPU:-0}" != "0" && -n "${STREAMPIPE_REQUIRE_GPU:-}" ]]; then
+    echo "FAIL: STREAMPIPE_REQUIRE_GPU is set but the gray tool's defaults ran on the host backend"; exit 1
+  fi
+  echo "SKIPPED: no usable GPU: the gray tool's defaults run the host backend"
+  exit 77
+fi
+
+run_us() {  # run_us OUTDIR ARGS...: one whole command's wall clock in microseconds
+  local out=$1; shift
+  rm -rf "$out"
+  local t0 t1
+  t0=$(date +%s%N)
+  "$cli" gray in -o "$out" --force -q "$@" >run.txt 2>&1
+  local status=$?
+  t1=$(date +%s%N)
+  if [[ $status -ne 0 ]]; then echo "FAIL: gray $* exited $status" >&2; cat run.txt >&2; echo -1; return; fi
+  local n
+  n=$(find "$out" -type f | wc -l)
+  if [[ $n -ne 200 ]]; then echo "FAIL: gray $* wrote $n files, expected 200" >&2; echo -1; return; fi
+  echo $(((t1 - t0) / 1000))
+}
+
+for format in png jpeg; do
+  best_gpu=0 best_host=0
+  for round in 1 2; do
+    for side in gpu host; do
+      if [[ $side == gpu ]]; then t=$(run_us out-gpu --format $format); else t=$(run_us out-host --format $format --backend host); fi
+      if [[ $t -lt 0 ]]; then failures=$((failures + 1)); continue; fi
+      label="defaults (GPU)"
+      [[ $side == host ]] && label="--backend host"
+      echo "$format round $round: $label $(awk -v t="$t" 'BEGIN { printf "%.3f", t / 1e6 }') s"
+      if [[ $side == gpu ]]; then
+        [[ $best_gpu -eq 0 || $t -lt $best_gpu ]] && best_gpu=$t
+      else
+        [[ $best_host -eq 0 || $t -lt $best_host ]] && best_host=$t
+      fi
+    done
+  done
+  if [[ $best_gpu -gt 0 && $best_host -gt 0 && $best_gpu -gt $best_host ]]; then
+    echo "FAIL: $format: the GPU's best wall clock ${best_gpu} us is worse than --backend host's ${best_host} us"
+    failures=$((failures + 1))
+  fi
+done
+finish "the gray tool with the GPU was never slower than --backend host"
