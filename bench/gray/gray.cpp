@@ -46,6 +46,7 @@ struct Config {
   io::ImageFormat input_format = io::ImageFormat::jpeg;
   std::vector<io::ImageFormat> formats;
   int quality = 90, compression = 1, threads = 0, lanes = 0;
+  double timeout_s = 0;  // per command; 0: none
   std::string python, pillow_script;
   fs::path keep;
   bool generate_only = false;
@@ -72,6 +73,7 @@ Config read_config(const State& state) {
   c.compression = state.get<int>("compression");
   c.threads = state.get<int>("threads");
   c.lanes = state.get<int>("lanes");
+  c.timeout_s = state.get<int>("timeout");
   c.python = state.get<std::string>("python");
   c.pillow_script = state.get<std::string>("pillow-script");
   if (c.pillow_script.empty() && std::string(STREAMPIPE_SOURCE_DIR).size() > 0)
@@ -93,7 +95,7 @@ std::optional<std::string> pillow_missing(const Config& c, const fs::path& scrat
                        c.pillow_script.empty() ? std::string("bench/peers/pillow_gray.py") : c.pillow_script);
   const fs::path log = scratch / "pillow-check.log";
   try {
-    const CommandRun r = run_command({c.python, "-c", "import PIL"}, log);
+    const CommandRun r = run_command({c.python, "-c", "import PIL"}, log, 60);
     if (r.ok()) return std::nullopt;
     std::string tail = log_tail(log, 300);
     while (!tail.empty() && tail.back() == '\n') tail.pop_back();
@@ -115,6 +117,7 @@ std::vector<RowPlan> plan_rows(const Config& c, const State& state, io::ImageFor
     p.out_dir = scratch / ("out-" + key);
     p.json = scratch / ("run-" + key + ".json");
     p.log = scratch / ("log-" + key + ".txt");
+    p.limit_s = c.timeout_s;
     p.argv = {exe, "gray", in_dir.string(), "-o", p.out_dir.string(), "--force", "-q", "--format", f};
     if (format == io::ImageFormat::png)
       p.argv.insert(p.argv.end(), {"--compression", std::to_string(c.compression)});
@@ -139,6 +142,7 @@ std::vector<RowPlan> plan_rows(const Config& c, const State& state, io::ImageFor
     p.peer = true;
     p.out_dir = scratch / fmt::format("out-{}-pillow", f);
     p.log = scratch / fmt::format("log-{}-pillow.txt", f);
+    p.limit_s = c.timeout_s;
     p.argv = {c.python, c.pillow_script, in_dir.string(), p.out_dir.string(), "--format", f};
     if (format == io::ImageFormat::png)
       p.argv.insert(p.argv.end(), {"--compression", std::to_string(c.compression)});
@@ -275,6 +279,7 @@ Benchmark gray_benchmark() {
       {"compression", "PNG output level 0-9 (the tool's --compression, Pillow's compress_level)", I{1}, 0, 9},
       {"threads", "the tool's --threads and Pillow's processes; 0: their defaults (every core)", I{0}, 0, 1024},
       {"lanes", "the tool's --lanes (0: its default)", I{0}, 0, 64},
+      {"timeout", "seconds a command may run before it is killed and its row fails (0: no limit)", I{300}, 0, 86400},
       {"python", "the Python that runs the Pillow peer", std::string("python3")},
       {"pillow-script", "the Pillow peer (default: bench/peers/pillow_gray.py of the source tree built from)",
        std::string(), 0, 0, {}, false},

@@ -29,7 +29,7 @@ void CommandRow::poison() const {
 }
 
 double CommandRow::run() {
-  const CommandRun r = run_command(plan_.argv, plan_.log);
+  const CommandRun r = run_command(plan_.argv, plan_.log, plan_.limit_s);
   last_wall_ms_ = r.wall_ms;
   last_exit_ = r.ok() ? 0 : 1;
   last_status_ = r.describe();

@@ -32,6 +32,7 @@ struct RowPlan {
   std::filesystem::path out_dir;  // where it writes the images (removed before each run)
   std::filesystem::path json;     // the tool's --json (removed before each run)
   std::filesystem::path log;      // its standard output and error
+  double limit_s = 0;             // killed after this many seconds, and the row fails (0: no limit)
 };
 
 class CommandRow {

@@ -3,12 +3,16 @@
 
 #include <fmt/format.h>
 
+#include <atomic>
 #include <cerrno>
 #include <chrono>
 #include <cstring>
 #include <fcntl.h>
 #include <fstream>
 #include <iterator>
+#include <condition_variable>
+#include <mutex>
+#include <thread>
 #include <csignal>
 #include <spawn.h>
 #include <stdexcept>
@@ -19,11 +23,12 @@ extern char** environ;
 namespace streampipe::bench {
 
 std::string CommandRun::describe() const {
+  if (timed_out) return fmt::format("did not finish within {:g} s (killed)", limit_s);
   if (signal != 0) return fmt::format("killed by signal {} ({})", signal, ::strsignal(signal));
   return fmt::format("exit status {}", exit_code);
 }
 
-CommandRun run_command(const std::vector<std::string>& argv, const std::filesystem::path& log) {
+CommandRun run_command(const std::vector<std::string>& argv, const std::filesystem::path& log, double limit_s) {
   if (argv.empty()) throw std::invalid_argument("run_command: no command");
   posix_spawn_file_actions_t files;
   posix_spawn_file_actions_init(&files);
@@ -62,9 +67,37 @@ CommandRun run_command(const std::vector<std::string>& argv, const std::filesyst
                       ? ::posix_spawnp(&pid, args[0], &files, &attr, args.data(), environ)
                       : ::posix_spawn(&pid, args[0], &files, &attr, args.data(), environ);
   if (err != 0) throw std::runtime_error(fmt::format("cannot start {}: {}", argv[0], std::strerror(err)));
+  // The watchdog waits beside the blocking waitpid below, so the timing stays exact; the
+  // pid cannot be reused before waitpid reaps it, so killing it late harms nothing else.
+  run.limit_s = limit_s;
+  std::mutex m;
+  std::condition_variable reaped_cv;
+  bool reaped = false;
+  std::atomic<bool> killed{false};
+  std::thread watchdog;
+  if (limit_s > 0)
+    watchdog = std::thread([&] {
+      std::unique_lock lock(m);
+      if (!reaped_cv.wait_for(lock, std::chrono::duration<double>(limit_s), [&] { return reaped; })) {
+        killed = true;
+        ::kill(pid, SIGKILL);
+      }
+    });
   int status = 0;
-  while (::waitpid(pid, &status, 0) < 0)
-    if (errno != EINTR) throw std::runtime_error(fmt::format("waiting for {}: {}", argv[0], std::strerror(errno)));
+  int waited = 0;
+  while ((waited = ::waitpid(pid, &status, 0)) < 0 && errno == EINTR) {
+  }
+  const int wait_error = errno;
+  if (watchdog.joinable()) {
+    {
+      const std::lock_guard lock(m);
+      reaped = true;
+    }
+    reaped_cv.notify_one();
+    watchdog.join();
+  }
+  if (waited < 0) throw std::runtime_error(fmt::format("waiting for {}: {}", argv[0], std::strerror(wait_error)));
+  run.timed_out = killed;
   run.wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   if (WIFEXITED(status)) {
     run.exit_code = WEXITSTATUS(status);

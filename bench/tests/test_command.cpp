@@ -38,6 +38,23 @@ TEST(Command, StatusLogAndWallClock) {
   EXPECT_TRUE(run_command({"/bin/sh", "-c", "read x; test -z \"$x\""}, log.path).ok()) << "stdin is /dev/null";
 }
 
+// A command past its limit is killed, counted as timed out, and the wait ends near the limit;
+// one that finishes in time is timed as without a limit.
+TEST(Command, ALimitKillsAHungCommand) {
+  TempLog log;
+  const CommandRun hung = run_command({"sleep", "30"}, log.path, 0.3);
+  EXPECT_TRUE(hung.timed_out);
+  EXPECT_FALSE(hung.ok());
+  EXPECT_EQ(hung.signal, SIGKILL);
+  EXPECT_GE(hung.wall_ms, 300.0);
+  EXPECT_LT(hung.wall_ms, 10000.0);
+  EXPECT_NE(hung.describe().find("did not finish within 0.3 s"), std::string::npos) << hung.describe();
+  const CommandRun quick = run_command({"sh", "-c", "exit 4"}, log.path, 30);
+  EXPECT_FALSE(quick.timed_out);
+  EXPECT_EQ(quick.exit_code, 4);
+  EXPECT_LT(quick.wall_ms, 10000.0);
+}
+
 TEST(Command, SignalsAndMissingPrograms) {
   TempLog log;
   const CommandRun killed = run_command({"sh", "-c", "kill -9 $$"}, log.path);
