@@ -28,7 +28,6 @@ std::unique_ptr<mpi::MpiSession>& session() {
   static std::unique_ptr<mpi::MpiSession> s;
   return s;
 }
-#endif
 
 // Ranks of one host that mpirun left unbound would each start a worker per core of the host:
 // each takes its own slice of the cores instead, so that the ranks' staging threads do not
@@ -48,6 +47,7 @@ void share_cores(int local_rank, int local_size) noexcept {
   for (std::size_t i = r * n / size; i < (r + 1) * n / size; ++i) CPU_SET(cores[i], &mine);
   (void)sched_setaffinity(0, sizeof(mine), &mine);  // a refusal leaves the rank on every core
 }
+#endif
 
 }  // namespace
 

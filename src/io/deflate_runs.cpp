@@ -114,32 +114,30 @@ void canonical_codes(std::span<const std::uint8_t> lengths, std::span<std::uint1
   }
 }
 
-// LSB-first bits into a buffer the caller made large enough.
+// LSB-first bits into a buffer the caller made large enough, with 8 bytes to spare past the
+// last one written: every put stores 8 bytes and keeps the whole ones, so that no branch
+// depends on how full the accumulator is (on photographs that branch was mispredicted often).
 class BitWriter {
  public:
   explicit BitWriter(std::uint8_t* at) : at_(at) {}
   void put(std::uint32_t bits, int count) {  // count <= 32
     acc_ |= std::uint64_t{bits} << filled_;
-    filled_ += count;
-    if (filled_ >= 32) {
-      if constexpr (std::endian::native == std::endian::little) {
-        const auto low = static_cast<std::uint32_t>(acc_);
-        std::memcpy(at_, &low, 4);
-        at_ += 4;
-      } else {
-        for (int i = 0; i < 4; ++i) *at_++ = static_cast<std::uint8_t>(acc_ >> (8 * i));
-      }
-      acc_ >>= 32;
-      filled_ -= 32;
+    filled_ += count;  // <= 39: 7 left over at most, plus count
+    if constexpr (std::endian::native == std::endian::little) {
+      std::memcpy(at_, &acc_, 8);
+    } else {
+      for (int i = 0; i < 8; ++i) at_[i] = static_cast<std::uint8_t>(acc_ >> (8 * i));
     }
+    const int whole = filled_ >> 3;  // <= 4
+    at_ += whole;
+    acc_ >>= 8 * whole;
+    filled_ &= 7;
   }
   // Whole bytes out, the last one padded with zero bits; returns the end.
   std::uint8_t* finish() {
-    while (filled_ > 0) {
-      *at_++ = static_cast<std::uint8_t>(acc_);
-      acc_ >>= 8;
-      filled_ = std::max(0, filled_ - 8);
-    }
+    if (filled_ > 0) *at_++ = static_cast<std::uint8_t>(acc_);
+    acc_ = 0;
+    filled_ = 0;
     return at_;
   }
 
@@ -201,8 +199,9 @@ void write_block_header(BitWriter& w, bool last, std::span<const std::uint8_t> l
 
 std::vector<std::uint8_t> deflate_runs(std::span<const std::uint8_t> data) {
   std::vector<std::uint8_t> out;
-  // Worst case per block: 15-bit codes for every byte, plus its header.
-  out.resize(2 + data.size() * 2 + (data.size() / kBlockBytes + 1) * 400 + 4);
+  // Worst case per block: 15-bit codes for every byte, plus its header; the checksum, and the
+  // 8 bytes the bit writer stores past its last byte.
+  out.resize(2 + data.size() * 2 + (data.size() / kBlockBytes + 1) * 400 + 4 + 8);
   out[0] = 0x78;  // deflate, 32 KiB window
   out[1] = 0x01;  // no dictionary, fastest; (0x78 * 256 + 0x01) % 31 == 0
   BitWriter w(out.data() + 2);
@@ -216,11 +215,16 @@ std::vector<std::uint8_t> deflate_runs(std::span<const std::uint8_t> data) {
     std::size_t i = at;
     while (i < end) {
       const std::uint8_t b = d[i];
-      if (i > 0 && b == d[i - 1]) {  // the byte before may lie in the previous block: allowed
-        const std::size_t most = std::min(kMaxRun, end - i);
-        std::size_t run = 1;
-        while (run < most && d[i + run] == b) ++run;
-        if (run >= kMinRun) {
+      // A run: this byte and the two after it repeat the one before (which may lie in the
+      // previous block: allowed). One 4-byte compare decides it, so that the many pairs of
+      // equal bytes in photographs cost no mispredicted branch.
+      if (i > 0 && i + kMinRun <= end) {
+        std::uint32_t four = 0;
+        std::memcpy(&four, d + i - 1, 4);
+        if (four == std::uint32_t{d[i - 1]} * 0x01010101u) {
+          const std::size_t most = std::min(kMaxRun, end - i);
+          std::size_t run = kMinRun;
+          while (run < most && d[i + run] == b) ++run;
           *next++ = run_token(run);
           ++freq[kLengthCodes[run].symbol];
           i += run;
@@ -244,8 +248,9 @@ std::vector<std::uint8_t> deflate_runs(std::span<const std::uint8_t> data) {
         w.put(codes[t], lengths[t]);
       } else {
         const LengthCode& lc = kLengthCodes[t - 256u];
-        w.put(codes[lc.symbol] | (std::uint32_t{lc.extra_value} << lengths[lc.symbol]), lengths[lc.symbol] + lc.extra_bits);
-        w.put(0, 1);  // distance code 0: distance 1 (the 1-bit code of the first of two)
+        // The length's code and extra bits, then distance code 0 (distance 1): one 0 bit.
+        w.put(codes[lc.symbol] | (std::uint32_t{lc.extra_value} << lengths[lc.symbol]),
+              lengths[lc.symbol] + lc.extra_bits + 1);
       }
     }
     w.put(codes[kEndOfBlock], lengths[kEndOfBlock]);
