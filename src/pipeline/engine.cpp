@@ -37,17 +37,13 @@
 
 #include <fmt/format.h>
 
-#include <chrono>
 #include <memory>
 #include <utility>
 
 namespace streampipe::pipeline {
 
 namespace detail {
-double clock_ms() {
-  static const auto epoch = std::chrono::steady_clock::now();
-  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - epoch).count();
-}
+double clock_ms() { return Timeline::now_ms(); }
 }  // namespace detail
 
 using detail::clock_ms;

@@ -37,7 +37,7 @@
 
 namespace streampipe::pipeline {
 namespace detail {
-// Milliseconds since the first call: the one clock of the timeline and the item timings.
+// Timeline::now_ms: the one clock of the timeline and the item timings.
 [[nodiscard]] double clock_ms();
 }  // namespace detail
 

@@ -4,6 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <chrono>
 #include <limits>
 
 namespace streampipe::pipeline {
@@ -18,6 +19,11 @@ const char* stage_name(Stage s) noexcept {
     case Stage::stage_out: return "stage out";
   }
   return "?";
+}
+
+double Timeline::now_ms() noexcept {
+  static const auto epoch = std::chrono::steady_clock::now();
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - epoch).count();
 }
 
 void Timeline::add(const StageRecord& r) {

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
-// Every stage of every item, on one clock: milliseconds since the engine started. Device
+// Every stage of every item, on one clock (Timeline::now_ms, shared by every engine of the
+// process, so that records of several engines and of work done beside them line up). Device
 // stages come from CUDA events placed on the host clock through a reference event; host
 // stages from steady_clock. The report derives per-stage statistics, achieved bandwidth and
 // overlap efficiency; exports are Chrome-trace JSON (opens in Perfetto) and an SVG Gantt
@@ -52,6 +53,9 @@ struct TimelineReport {
 
 class Timeline {
  public:
+  // The records' clock: milliseconds since a fixed point early in the process (steady).
+  [[nodiscard]] static double now_ms() noexcept;
+
   void add(const StageRecord& r);
   void clear();
   [[nodiscard]] std::vector<StageRecord> records() const;
