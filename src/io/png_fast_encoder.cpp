@@ -10,6 +10,7 @@
 #include <bit>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <stdexcept>
 #include <string_view>
 
@@ -79,7 +80,8 @@ std::vector<std::byte> encode_png_fast(const Image& image, PngFilter filter) {
   const int type = filter_type(filter);
   const std::size_t row = image.row_bytes(), bpp = image.bytes_per_pixel();
   const bool swap = image.bit_depth == 16 && std::endian::native == std::endian::little;
-  std::vector<std::uint8_t> filtered(image.height * (row + 1));
+  const std::size_t filtered_bytes = image.height * (row + 1);
+  const auto filtered = std::make_unique_for_overwrite<std::uint8_t[]>(filtered_bytes);  // every byte written below
   std::vector<std::uint8_t> zeros(row, 0), swapped[2];
   if (swap) swapped[0].resize(row), swapped[1].resize(row);
   const std::uint8_t* prior = zeros.data();
@@ -90,12 +92,12 @@ std::vector<std::byte> encode_png_fast(const Image& image, PngFilter filter) {
       for (std::size_t i = 0; i + 1 < row; i += 2) s[i] = raw[i + 1], s[i + 1] = raw[i];
       raw = s;
     }
-    std::uint8_t* out = filtered.data() + y * (row + 1);
+    std::uint8_t* out = filtered.get() + y * (row + 1);
     out[0] = static_cast<std::uint8_t>(type);
     filter_row(type, raw, prior, row, bpp, out + 1);
     prior = raw;
   }
-  const std::vector<std::uint8_t> z = deflate_runs(filtered);
+  const std::vector<std::uint8_t> z = deflate_runs({filtered.get(), filtered_bytes});
 
   std::vector<std::byte> png;
   png.reserve(z.size() + (z.size() / kIdatChunkBytes + 1) * 12 + 64);
