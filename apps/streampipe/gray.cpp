@@ -54,6 +54,7 @@ struct GrayOptions {
   int lanes = 0;
   int threads = 0;
   int group = 0;
+  bool no_host_start = false;
   std::uint64_t max_pixels = io::DecodeLimits::kDefaultMaxPixels;
   bool quiet = false;
   std::string json_path;
@@ -117,6 +118,7 @@ int run_gray(const GrayOptions& o, const ReportOptions& report_options) {
   go.lanes = o.lanes;
   go.threads = o.threads;
   go.group = o.group;
+  go.host_start = !o.no_host_start;
   const DeviceChoice where = resolve_gpu_devices(o.backend, o.devices);
   const auto t_devices = Clock::now();
   go.backend = where.gpu() ? pipeline::Backend::gpu : pipeline::Backend::host;
@@ -219,7 +221,7 @@ int run_gray(const GrayOptions& o, const ReportOptions& report_options) {
               s.failed, static_cast<double>(s.bytes_in) / 1e6, static_cast<double>(s.bytes_out) / 1e6,
               static_cast<double>(s.pixels) / 1e6);
     out.print("  {}\n", bench::gray_command_line(s, time));
-    out.print("  converting {:.2f} s (first file submitted to last written): {:.1f} images/s, {:.1f} Mpixel/s on {}\n",
+    out.print("  converting {:.2f} s (first file taken to last written): {:.1f} images/s, {:.1f} Mpixel/s on {}\n",
               s.wall_ms / 1e3, s.images_per_s(), s.wall_ms > 0 ? static_cast<double>(s.pixels) / 1e3 / s.wall_ms : 0.0,
               s.engine);
     if (const std::string bound = bench::gray_bound_line(s); !bound.empty()) out.print("  {}\n", bound);
@@ -315,6 +317,10 @@ Command add_gray(CLI::App& parent) {
                   "with nvJPEG (GPU decoding or encoding): files per engine item, decoded in one call on the JPEG "
                   "engines; 0: chosen from the number of files, the threads and the output format")
       ->capture_default_str()->check(CLI::Range(0, 256));
+  sub->add_flag("--no-host-start", o->no_host_start,
+                "while the GPU starts (its context, pools and codec handles), host threads convert whole files, "
+                "the same bytes as --backend host, until the engine takes the rest; this flag leaves every file to "
+                "the engine (--decode gpu and --encode gpu do too)");
   sub->add_flag("-q,--quiet", o->quiet, "no progress bar and no summary (failures are still reported)");
   sub->add_option("--json", o->json_path,
                   "write the summary and every file's result as JSON to FILE ('-': standard output alone)")

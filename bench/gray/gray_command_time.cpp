@@ -30,14 +30,22 @@ std::string gray_command_line(const tools::gray::RunSummary& s, const GrayComman
   const double wall = t.command_wall_ms();
   const std::string before =
       t.resolution_ms > 0 ? fmt::format("before main {:.2f} s, ", t.before_main_ms / 1e3) : "before main unknown, ";
+  const char* engine_part = t.setup_ms < 0 ? "engine set-up and tear-down"
+                            : s.host_start  ? "host-start threads"
+                                            : "engine, pools and codecs";
   std::string line = fmt::format(
       "{} images in {:.2f} s = {:.1f} images/s (command wall clock; start-up {:.2f} s: {}options {:.2f} s, finding the "
       "GPUs {:.2f} s, inputs and outputs checked {:.2f} s, {} {:.2f} s",
       s.ok, wall / 1e3, wall > 0 ? static_cast<double>(s.ok) * 1e3 / wall : 0.0, t.startup_ms(s) / 1e3, before,
-      t.options_ms / 1e3, t.devices_ms / 1e3, t.plan_ms / 1e3,
-      t.setup_ms >= 0 ? "engine, pools and codecs" : "engine set-up and tear-down", engine_ms(s, t) / 1e3);
+      t.options_ms / 1e3, t.devices_ms / 1e3, t.plan_ms / 1e3, engine_part, engine_ms(s, t) / 1e3);
   if (t.setup_ms >= 0) line += fmt::format("; after the last file {:.2f} s", t.after_ms(s) / 1e3);
-  return line + ")";
+  line += ")";
+  if (s.host_start)
+    line += fmt::format("; the engine (pools, codecs{}) was ready {:.2f} s after the first file, {} file(s) converted "
+                        "on host threads meanwhile",
+                        s.backend == "gpu" ? ", GPU contexts" : "", std::max(0.0, s.engine_ready_ms - s.setup_ms) / 1e3,
+                        s.host_start_files);
+  return line;
 }
 
 nlohmann::json gray_command_json(const tools::gray::RunSummary& s, const GrayCommandTime& t) {
@@ -49,7 +57,8 @@ nlohmann::json gray_command_json(const tools::gray::RunSummary& s, const GrayCom
                           {"plan_ms", t.plan_ms},
                           {"convert_ms", t.convert_ms},
                           {"conversion_ms", s.wall_ms},
-                          {"after_ms", t.after_ms(s)}};
+                          {"after_ms", t.after_ms(s)},
+                          {"engine_ready_ms", s.engine_ready_ms}};
   parts["setup_ms"] = t.setup_ms >= 0 ? nlohmann::json(t.setup_ms) : nlohmann::json(nullptr);
   return {{"command_wall_ms", wall},
           {"command_images_per_s", wall > 0 ? static_cast<double>(s.ok) * 1e3 / wall : 0.0},

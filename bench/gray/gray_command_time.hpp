@@ -30,7 +30,7 @@ struct GrayCommandTime {
   [[nodiscard]] double command_wall_ms() const noexcept {
     return before_main_ms + options_ms + devices_ms + plan_ms + convert_ms;
   }
-  // Process start -> first file submitted (with unmeasured set-up: -> conversion start,
+  // Process start -> first file taken (with unmeasured set-up: -> conversion start,
   // counting convert()'s tear-down as set-up).
   [[nodiscard]] double startup_ms(const tools::gray::RunSummary& s) const noexcept;
   // convert() after the last file (engine tear-down); 0 when set-up was not measured.

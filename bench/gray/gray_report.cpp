@@ -9,6 +9,15 @@
 #include <fmt/format.h>
 
 namespace streampipe::bench {
+namespace {
+
+double write_ms(const tools::gray::RunSummary& s) {
+  double total = 0;
+  for (const auto& f : s.files) total += f.write_ms;
+  return total;
+}
+
+}  // namespace
 
 std::string gray_time_table(const tools::gray::RunSummary& s) {
   const auto t = tools::gray::split_time(s.records, s.wall_ms);
@@ -31,9 +40,15 @@ std::string gray_time_table(const tools::gray::RunSummary& s) {
   row(gpu ? "device (H2D + kernel + D2H, all lanes)" : "lanes (copies + luma)", t.h2d_ms + t.compute_ms + t.d2h_ms,
       t.device_busy_ms);
   row("encode + atomic write (host workers)", t.encode_ms, t.encode_busy_ms);
-  return table.str(fmt::format("where the time went in {:.1f} ms wall (summed: over all files and threads; busy: some "
-                               "worker or lane active)",
-                               t.wall_ms));
+  row("  of which writing (temporary file, flush to disk, rename)", write_ms(s), -1);
+  std::string text = table.str(fmt::format("where the time went in {:.1f} ms wall (summed: over all files and threads; "
+                                           "busy: some worker or lane active)",
+                                           t.wall_ms));
+  if (s.host_start_files > 0)
+    text += fmt::format("the workers' rows include the {} file(s) host threads converted whole while the engine "
+                        "started (their luma under read + decode)\n",
+                        s.host_start_files);
+  return text;
 }
 
 namespace {
@@ -88,12 +103,16 @@ nlohmann::json gray_run_json(const tools::gray::RunSummary& s, bool files) {
                       {"decode", s.decode},
                       {"gpu_decoded", s.gpu_decoded},
                       {"decode_fallbacks", s.fallbacks},
+                      {"host_start", s.host_start},
+                      {"host_start_files", s.host_start_files},
+                      {"engine_ready_ms", s.engine_ready_ms},
                       {"time_ms",
                        {{"decode", t.decode_ms},
                         {"h2d", t.h2d_ms},
                         {"compute", t.compute_ms},
                         {"d2h", t.d2h_ms},
                         {"encode", t.encode_ms},
+                        {"write", write_ms(s)},
                         {"decode_busy", t.decode_busy_ms},
                         {"encode_busy", t.encode_busy_ms},
                         {"device_busy", t.device_busy_ms}}},
@@ -111,6 +130,7 @@ nlohmann::json gray_run_json(const tools::gray::RunSummary& s, bool files) {
                           {"bytes_in", f.bytes_in}};
       if (!f.decoder.empty()) e["decoder"] = f.decoder;
       if (!f.fallback.empty()) e["decode_fallback"] = f.fallback;
+      if (f.host_start) e["host_start"] = true;
       if (f.ok) {
         e["bytes_out"] = f.bytes_out;
         e["width"] = f.width;

@@ -5,7 +5,9 @@
 
 #include "streampipe/tools/gray.hpp"
 
+#include "gray_file_cursor.hpp"
 #include "gray_file_io.hpp"
+#include "gray_host_start.hpp"
 
 #include "streampipe/cuda/device.hpp"
 #include "streampipe/cuda/nvtx.hpp"
@@ -24,6 +26,7 @@
 #include <chrono>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <stdexcept>
 #include <stop_token>
 
@@ -40,27 +43,15 @@ pipeline::Item file_item(FileResult& file, const Options& o, report::Overwrite o
   // Each file's result is written by its own produce, then its own consume (ordered by the
   // engine), and read by on_complete after both.
   item.produce = [&file, &o](pipeline::StagingInput& staging) {
-    const auto data = detail::read_whole_file(file.input);
-    file.bytes_in = data.size();
-    file.decoder = "cpu";
-    // 16-bit samples stay 16-bit here, so the result reports the depth of the file;
-    // to_rgb8 rounds them to 8 bits as libpng's strip_16 would.
-    io::ImageReadOptions read;
-    read.limits = o.limits;
-    const io::Image image = io::decode_image(data, read, file.input.string());
-    file.width = image.width;
-    file.height = image.height;
-    file.channels = image.channels;
-    file.bit_depth = image.bit_depth;
+    const io::Image image = detail::read_and_decode(file, o);
     const std::size_t pixels = static_cast<std::size_t>(image.width) * image.height;
     const auto in = staging.allocate(rgb8_bytes(image), pixels);
     to_rgb8(image, {reinterpret_cast<std::uint8_t*>(in.data()), in.size()});
   };
   item.consume = [&file, &o, overwrite](std::span<const std::byte> out) {
-    const auto encoded =
-        detail::encode_output(file, {reinterpret_cast<const std::uint8_t*>(out.data()), out.size()}, o);
-    report::write_file_atomically(file.output, encoded, overwrite);
-    file.bytes_out = encoded.size();
+    detail::write_output(
+        file, detail::encode_output(file, {reinterpret_cast<const std::uint8_t*>(out.data()), out.size()}, o),
+        overwrite);
   };
   return item;
 }
@@ -97,10 +88,37 @@ void total_up(RunSummary& summary) {
   }
 }
 
+// The host-start files into the summary after the run: their records and an ItemResult
+// each, numbered after the engine's `engine_items` items (the engine numbered its own from 0).
+void add_host_start(RunSummary& summary, const detail::HostStart& early, std::size_t engine_items) {
+  std::vector<std::size_t> item_of(summary.files.size());
+  for (std::size_t k = 0; k < early.files().size(); ++k) item_of[early.files()[k]] = engine_items + k;
+  for (pipeline::StageRecord r : early.records()) {
+    const std::size_t file = r.first_item;
+    r.first_item = item_of[file];
+    pipeline::ItemResult& item = summary.items.at(file);
+    item.timing.latency_ms += r.end_ms - r.start_ms;
+    (r.stage == pipeline::Stage::stage_in ? item.timing.stage_in_ms : item.timing.stage_out_ms) = r.end_ms - r.start_ms;
+    summary.records.push_back(r);
+  }
+  for (const std::size_t file : early.files()) {
+    const FileResult& f = summary.files[file];
+    pipeline::ItemResult& item = summary.items[file];
+    item.index = item_of[file];
+    item.label = f.input.string();
+    item.status = f.ok ? pipeline::ItemStatus::done : pipeline::ItemStatus::failed;
+    item.error = f.error;
+  }
+  summary.host_start_files = early.files().size();
+}
+
 }  // namespace
 
 RunSummary convert(std::span<const Job> jobs, const Options& o) {
   const auto t_call = std::chrono::steady_clock::now();
+  const auto since_call = [t_call] {
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t_call).count();
+  };
   if (o.jpeg_quality < 1 || o.jpeg_quality > 100)
     throw std::invalid_argument(fmt::format("JPEG quality {} is not in 1-100", o.jpeg_quality));
   if (o.png_compression < 0 || o.png_compression > 9)
@@ -123,6 +141,8 @@ RunSummary convert(std::span<const Job> jobs, const Options& o) {
   const bool nvjpeg = gpu_decode_available() && backend == pipeline::Backend::gpu;
   const bool gpu_decode = nvjpeg && o.decode != Decode::cpu;
   const bool gpu_encode = nvjpeg && o.encode != Encode::cpu && o.format == io::ImageFormat::jpeg;
+  // Decode::gpu and Encode::gpu ask for every JPEG to go through nvJPEG.
+  const bool host_start = o.host_start && o.decode != Decode::gpu && o.encode != Encode::gpu && !jobs.empty();
 
   // One range over the whole run in Nsight Systems. Opened before the engine starts its
   // threads, it also makes NVTX's lazy initialization happen once, here, not racing in them.
@@ -138,6 +158,30 @@ RunSummary convert(std::span<const Job> jobs, const Options& o) {
   summary.encode = resolved(gpu_encode);
   if (gpu_decode || gpu_encode)
     summary.group = o.group > 0 ? static_cast<std::size_t>(o.group) : group_size(jobs.size(), threads, !gpu_encode);
+  const report::Overwrite overwrite = o.force ? report::Overwrite::allow : report::Overwrite::refuse;
+
+  // Files are taken in job order by whoever is ready: the host-start threads one at a time
+  // until the engine is, then the engine, a group (or one file) per item.
+  detail::FileCursor cursor(jobs.size());
+  // A stop takes no file after it; the engine's own stop callback, below, cancels its items.
+  const std::stop_callback close_on_stop(o.stop, [&cursor] { cursor.close(); });
+  std::mutex progress_mutex;
+  std::size_t finished = 0;
+  const auto report_file = [&](const FileResult& f) {  // under progress_mutex
+    ++finished;
+    if (o.on_file) o.on_file(f, finished);
+  };
+  // The conversion starts with the first file taken: here with host start, else once the
+  // engine is ready.
+  auto t0 = std::chrono::steady_clock::now();
+  summary.setup_ms = since_call();
+  std::optional<detail::HostStart> early;
+  summary.host_start = host_start;
+  if (host_start)
+    early.emplace(summary.files, o, overwrite, cursor, threads, [&](std::size_t file) {
+      const std::lock_guard lock(progress_mutex);
+      report_file(summary.files[file]);
+    });
 
   pipeline::EngineOptions eo;
   eo.backend = backend;
@@ -160,14 +204,14 @@ RunSummary convert(std::span<const Job> jobs, const Options& o) {
     summary.codecs = stage->describe();
   }
 #endif
-  const auto files_of = [&](std::size_t item) -> std::pair<std::size_t, std::size_t> {
+  // Without the GPU stage an item is one file: item_file[item] is its index.
+  std::vector<std::size_t> item_file(jobs.size());
+  const auto files_of = [&](std::size_t item) -> detail::FileRange {
 #if defined(STREAMPIPE_HAVE_NVJPEG)
     if (stage) return stage->files_of(item);
 #endif
-    return {item, 1};
+    return {item_file.at(item), 1};
   };
-  std::mutex progress_mutex;
-  std::size_t finished = 0;
   eo.on_complete = [&](const pipeline::ItemResult& r) {
     std::lock_guard lock(progress_mutex);
     const auto [first, count] = files_of(r.index);
@@ -188,8 +232,7 @@ RunSummary convert(std::span<const Job> jobs, const Options& o) {
         }
         f.error = detail::file_error(f.input, what);
       }
-      ++finished;
-      if (o.on_file) o.on_file(f, finished);
+      report_file(f);
     }
   };
 #if defined(STREAMPIPE_HAVE_NVJPEG)
@@ -197,6 +240,13 @@ RunSummary convert(std::span<const Job> jobs, const Options& o) {
 #else
   pipeline::Engine engine(ops::gray_operation(), eo);
 #endif
+  // The engine is ready: the host-start threads finish the files they hold and take no more.
+  if (early) early->stop();
+  summary.engine_ready_ms = since_call();
+  if (!early) {
+    t0 = std::chrono::steady_clock::now();
+    summary.setup_ms = summary.engine_ready_ms;
+  }
   summary.backend = pipeline::backend_name(engine.backend());
   summary.device = "host";
   if (engine.backend() == pipeline::Backend::gpu) {
@@ -207,33 +257,31 @@ RunSummary convert(std::span<const Job> jobs, const Options& o) {
   summary.threads = threads;
   summary.lanes = lanes;
 
-  const report::Overwrite overwrite = o.force ? report::Overwrite::allow : report::Overwrite::refuse;
   // A stop cancels what has not reached a lane and wakes a submit waiting for a slot; the
   // loop then submits nothing more. Declared after the engine, so it is gone before it.
   const std::stop_callback cancel_on_stop(o.stop, [&engine] { engine.cancel(); });
-  const auto t0 = std::chrono::steady_clock::now();
-  summary.setup_ms = std::chrono::duration<double, std::milli>(t0 - t_call).count();
-  std::size_t submitted = 0;  // files
-  for (std::size_t item = 0; submitted < jobs.size() && !o.stop.stop_requested(); ++item) {
-    const auto [first, count] = files_of(item);
+  std::size_t items = 0;
+  const std::size_t per_item = summary.group;
+  while (const auto files = cursor.claim(per_item)) {
 #if defined(STREAMPIPE_HAVE_NVJPEG)
     if (stage) {
-      (void)engine.submit(stage->item(item, overwrite));
-      submitted = first + count;
+      (void)engine.submit(stage->item(items++, *files, overwrite));
       continue;
     }
 #endif
-    (void)engine.submit(file_item(summary.files[first], o, overwrite));
-    submitted = first + count;
+    item_file[items++] = files->first;
+    (void)engine.submit(file_item(summary.files[files->first], o, overwrite));
   }
   engine.drain();
-  for (std::size_t i = submitted; i < jobs.size(); ++i) {
+  if (early) early->join();
+  for (std::size_t i = cursor.claimed(); i < jobs.size(); ++i) {
     summary.files[i].cancelled = true;
     summary.files[i].error = fmt::format("{}: not started: the run was stopped", jobs[i].input.string());
   }
   summary.wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-  total_up(summary);
   summary.records = engine.timeline().records();
+  if (early) add_host_start(summary, *early, items);
+  total_up(summary);
   summary.timeline = engine.timeline().report();
   return summary;
 }

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include <cerrno>
+#include <chrono>
 #include <cstring>
 #include <exception>
 #include <fcntl.h>
@@ -43,6 +44,29 @@ std::vector<std::byte> read_whole_file(const std::filesystem::path& path) {
     done += static_cast<std::size_t>(n);
   }
   return data;
+}
+
+io::Image read_and_decode(FileResult& file, const Options& options) {
+  const auto data = read_whole_file(file.input);
+  file.bytes_in = data.size();
+  file.decoder = "cpu";
+  // 16-bit samples stay 16-bit here, so the result reports the depth of the file; to_rgb8
+  // rounds them to 8 bits as libpng's strip_16 would.
+  io::ImageReadOptions read;
+  read.limits = options.limits;
+  io::Image image = io::decode_image(data, read, file.input.string());
+  file.width = image.width;
+  file.height = image.height;
+  file.channels = image.channels;
+  file.bit_depth = image.bit_depth;
+  return image;
+}
+
+void write_output(FileResult& file, std::span<const std::byte> data, report::Overwrite overwrite) {
+  const auto start = std::chrono::steady_clock::now();
+  report::write_file_atomically(file.output, data, overwrite);
+  file.write_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  file.bytes_out = data.size();
 }
 
 std::vector<std::byte> encode_output(const FileResult& file, std::span<const std::uint8_t> gray,

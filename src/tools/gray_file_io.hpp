@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
-// What every way the gray tool runs shares: reading an input whole, encoding a gray image
-// as the output format asks, and naming a failure after its file.
+// What every way the gray tool runs shares: reading an input whole, decoding it on the
+// host, encoding a gray image as the output format asks, writing the output, and naming a
+// failure after its file.
 
 #include "streampipe/io/image.hpp"
+#include "streampipe/report/atomic_file.hpp"
 #include "streampipe/tools/gray.hpp"
 
 #include <cstddef>
@@ -18,6 +20,15 @@ namespace streampipe::tools::gray::detail {
 // The whole regular file; std::runtime_error naming it with the system's reason otherwise
 // (a FIFO or a device is refused rather than read: it could block or never end).
 [[nodiscard]] std::vector<std::byte> read_whole_file(const std::filesystem::path& path);
+
+// `file`'s input read and decoded on this thread (libpng / libjpeg-turbo, Options::limits
+// checked from the header first), with its size, layout and decoder ("cpu") filled in.
+// Throws what reading and decoding throw.
+[[nodiscard]] io::Image read_and_decode(FileResult& file, const Options& options);
+
+// Writes `data` as `file`'s output atomically (report::write_file_atomically) and fills in
+// its bytes_out and write_ms. Throws what the write throws.
+void write_output(FileResult& file, std::span<const std::byte> data, report::Overwrite overwrite);
 
 // The gray image of `file` (its width x height bytes) as the output file Options asks for.
 [[nodiscard]] std::vector<std::byte> encode_output(const FileResult& file, std::span<const std::uint8_t> gray,

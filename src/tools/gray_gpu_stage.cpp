@@ -24,7 +24,7 @@ constexpr std::size_t align_up(std::size_t n) noexcept { return (n + 255) / 256 
 }  // namespace
 
 GpuStage::Impl::Impl(const GpuStageSetup& s, std::span<FileResult> f, const Options& o)
-    : setup(s), files(f), options(o), tickets(f.size()) {
+    : setup(s), files(f), options(o), tickets(f.size()), items(f.size()) {
   if (setup.group == 0 || setup.lanes <= 0 || setup.devices.empty())
     throw std::invalid_argument("gray's GPU stage needs a device, lanes and a group size");
   for (const int d : setup.devices) {
@@ -50,8 +50,8 @@ GpuStage::Impl::Impl(const GpuStageSetup& s, std::span<FileResult> f, const Opti
   }
 }
 
-void GpuStage::Impl::produce(std::size_t g, pipeline::StagingInput& staging) {
-  const auto [first, count] = files_of(g);
+void GpuStage::Impl::produce(std::size_t item, pipeline::StagingInput& staging) {
+  const auto [first, count] = files_of(item);
   std::vector<std::vector<std::byte>> jpegs(count);
   std::vector<io::Image> images(count);
   std::size_t in_bytes = 0, out_bytes = 0;
@@ -111,8 +111,8 @@ void GpuStage::Impl::produce(std::size_t g, pipeline::StagingInput& staging) {
   }
 }
 
-void GpuStage::Impl::consume(std::size_t g, std::span<const std::byte> out, report::Overwrite overwrite) {
-  const auto [first, count] = files_of(g);
+void GpuStage::Impl::consume(std::size_t item, std::span<const std::byte> out, report::Overwrite overwrite) {
+  const auto [first, count] = files_of(item);
   for (std::size_t k = 0; k < count; ++k) {
     FileResult& f = files[first + k];
     Ticket& t = tickets[first + k];
@@ -120,10 +120,8 @@ void GpuStage::Impl::consume(std::size_t g, std::span<const std::byte> out, repo
     try {
       const std::size_t pixels = std::size_t{f.width} * f.height;
       const auto* gray = reinterpret_cast<const std::uint8_t*>(out.data() + t.out_offset);
-      const std::vector<std::byte> file = !t.encoded.empty() ? std::move(t.encoded)
-                                                             : encode_output(f, {gray, pixels}, options);
-      report::write_file_atomically(f.output, file, overwrite);
-      f.bytes_out = file.size();
+      write_output(f, !t.encoded.empty() ? std::move(t.encoded) : encode_output(f, {gray, pixels}, options),
+                   overwrite);
     } catch (...) {
       f.error = current_error(f.input);
     }
@@ -136,20 +134,19 @@ GpuStage::GpuStage(const GpuStageSetup& setup, std::span<FileResult> files, cons
 
 GpuStage::~GpuStage() = default;
 
-std::size_t GpuStage::groups() const noexcept {
-  return (impl_->files.size() + impl_->setup.group - 1) / impl_->setup.group;
-}
+FileRange GpuStage::files_of(std::size_t index) const { return impl_->files_of(index); }
 
-std::pair<std::size_t, std::size_t> GpuStage::files_of(std::size_t g) const noexcept { return impl_->files_of(g); }
-
-pipeline::Item GpuStage::item(std::size_t g, report::Overwrite overwrite) {
-  const auto [first, count] = impl_->files_of(g);
+pipeline::Item GpuStage::item(std::size_t index, FileRange files, report::Overwrite overwrite) {
+  if (files.count == 0 || files.count > impl_->setup.group || files.first + files.count > impl_->files.size() ||
+      index >= impl_->items.size())
+    throw std::invalid_argument("gray's GPU stage: an item's files must be a group within the run");
+  impl_->items[index] = files;
   pipeline::Item item;
-  item.label = count == 1 ? impl_->files[first].input.string()
-                          : fmt::format("{} and {} more", impl_->files[first].input.string(), count - 1);
-  item.produce = [impl = impl_.get(), g](pipeline::StagingInput& staging) { impl->produce(g, staging); };
-  item.consume = [impl = impl_.get(), g, overwrite](std::span<const std::byte> out) {
-    impl->consume(g, out, overwrite);
+  const std::string first = impl_->files[files.first].input.string();
+  item.label = files.count == 1 ? first : fmt::format("{} and {} more", first, files.count - 1);
+  item.produce = [impl = impl_.get(), index](pipeline::StagingInput& staging) { impl->produce(index, staging); };
+  item.consume = [impl = impl_.get(), index, overwrite](std::span<const std::byte> out) {
+    impl->consume(index, out, overwrite);
   };
   return item;
 }

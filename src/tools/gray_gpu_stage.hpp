@@ -13,6 +13,8 @@
 // A file that fails fails alone (its FileResult's `error`); the others of its group go on.
 // One nvJPEG library per device of the set; each lane has its own states and buffers.
 
+#include "gray_file_cursor.hpp"
+
 #include "streampipe/io/image.hpp"
 #include "streampipe/pipeline/item.hpp"
 #include "streampipe/pipeline/operation.hpp"
@@ -32,7 +34,7 @@ struct GpuStageSetup {
   int lanes = 4;             // per device
   bool decode = true;        // nvJPEG decodes the JPEGs it takes (else every file on the host)
   bool encode = false;       // JPEG outputs encoded by nvJPEG
-  std::size_t group = 16;    // files per engine item
+  std::size_t group = 16;    // most files per engine item
 };
 
 class GpuStage {
@@ -44,11 +46,12 @@ class GpuStage {
   GpuStage(const GpuStage&) = delete;
   GpuStage& operator=(const GpuStage&) = delete;
 
-  [[nodiscard]] std::size_t groups() const noexcept;
-  // The files of group g (engine item g): [first, first + count).
-  [[nodiscard]] std::pair<std::size_t, std::size_t> files_of(std::size_t g) const noexcept;
-  // Engine item g; its stages refer to this object, which must outlive the engine.
-  [[nodiscard]] pipeline::Item item(std::size_t g, report::Overwrite overwrite);
+  // The engine item numbered `index` (the engine numbers items from 0 as they are
+  // submitted) for `files`, a group of at most the setup's size; its stages refer to this
+  // object, which must outlive the engine.
+  [[nodiscard]] pipeline::Item item(std::size_t index, FileRange files, report::Overwrite overwrite);
+  // The files of engine item `index`, once item() made it.
+  [[nodiscard]] FileRange files_of(std::size_t index) const;
   // The lanes' operation, for the engine.
   [[nodiscard]] pipeline::Operation operation();
   // "7 JPEG engines" or "no JPEG engines (general backend)", for the summary.

@@ -53,15 +53,16 @@ struct GpuStage::Impl {
   std::vector<Ticket> tickets;           // per file
   std::vector<DeviceCodecs> devices;     // per device of the set, in its order
   std::vector<LaneCodecs> lanes;         // per engine-wide lane
+  // Per engine item, its files: written by item() before the item is submitted, read by the
+  // item's stages and lane after (the engine orders them), so without a lock. There are at
+  // most as many items as files.
+  std::vector<FileRange> items;
 
   Impl(const GpuStageSetup& s, std::span<FileResult> f, const Options& o);
 
-  [[nodiscard]] std::pair<std::size_t, std::size_t> files_of(std::size_t g) const noexcept {
-    const std::size_t first = g * setup.group;
-    return {first, std::min(setup.group, files.size() - first)};
-  }
-  void produce(std::size_t g, pipeline::StagingInput& staging);
-  void consume(std::size_t g, std::span<const std::byte> out, report::Overwrite overwrite);
+  [[nodiscard]] FileRange files_of(std::size_t item) const { return items.at(item); }
+  void produce(std::size_t item, pipeline::StagingInput& staging);
+  void consume(std::size_t item, std::span<const std::byte> out, report::Overwrite overwrite);
   void run_lane(const pipeline::Batch& b);  // gray_gpu_lane.cpp
 };
 

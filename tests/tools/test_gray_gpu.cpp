@@ -10,6 +10,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <iostream>
+
 namespace streampipe::tools::gray {
 namespace {
 using namespace testing;
@@ -22,6 +25,7 @@ Options gpu_options() {
   o.lanes = 3;
   o.decode = Decode::cpu;  // the host's decode and encode, so that outputs equal the reference exactly
   o.encode = Encode::cpu;
+  o.host_start = false;    // every file through the kernel
   return o;
 }
 
@@ -70,6 +74,37 @@ TEST(GrayGpu, BadFilesFailAloneAndTheDeviceKeepsWorking) {
       ASSERT_TRUE(s.files[i].ok) << s.files[i].error;
       expect_exact(jobs[i].input, jobs[i].output);
     }
+  }
+}
+
+// Host threads convert files while the GPU engine starts, then the engine takes the rest:
+// each file once, every output exact (the host's luma and the kernel's are the same bytes).
+TEST(GrayGpu, HostStartHandsTheRestToTheGpu) {
+  SP_REQUIRE_GPU();
+  TempDir d;
+  std::vector<fs::path> files;
+  for (int i = 0; i < 48; ++i) {
+    files.push_back(d / ("in/f" + std::to_string(i) + (i % 4 ? ".png" : ".jpg")));
+    const auto img = random_image(static_cast<std::uint32_t>(300 + 7 * i), 211, 3, 8, static_cast<unsigned>(i));
+    if (i % 4) write_png(files.back(), img);
+    else write_jpeg(files.back(), img);
+  }
+  Options o = gpu_options();
+  o.host_start = true;
+  const auto jobs = jobs_for(files, d / "out");
+  const RunSummary s = convert(jobs, o);
+  EXPECT_EQ(s.backend, "gpu");
+  EXPECT_TRUE(s.host_start);
+  ASSERT_EQ(s.ok, files.size());
+  const auto marked = static_cast<std::size_t>(
+      std::count_if(s.files.begin(), s.files.end(), [](const FileResult& f) { return f.host_start; }));
+  EXPECT_EQ(marked, s.host_start_files);
+  EXPECT_LE(s.setup_ms, s.engine_ready_ms);
+  std::cout << s.host_start_files << " of " << files.size() << " files converted on host threads; the engine was ready "
+            << s.engine_ready_ms << " ms after the call\n";
+  for (std::size_t i = 0; i < jobs.size(); ++i) {
+    EXPECT_EQ(s.items[i].device, s.files[i].host_start ? -1 : 0) << i;
+    expect_exact(jobs[i].input, jobs[i].output);
   }
 }
 

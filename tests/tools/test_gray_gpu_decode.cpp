@@ -23,6 +23,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <iostream>
+#include <map>
 
 namespace streampipe::tools::gray {
 namespace {
@@ -234,6 +235,7 @@ TEST(GrayGpuDecode, GpuEncodedJpegsHoldTheGrayImage) {
   o.threads = 2;
   o.lanes = 2;
   o.group = 3;  // groups of files on the JPEG engines, the last one short
+  o.host_start = false;  // every file through nvJPEG
   const auto png_jobs = jobs_for(files, d / "out-png");
   const RunSummary exact = convert(png_jobs, o);
   ASSERT_EQ(exact.ok, files.size());
@@ -255,6 +257,48 @@ TEST(GrayGpuDecode, GpuEncodedJpegsHoldTheGrayImage) {
     std::cout << files[i].filename().string() << ": nvJPEG q90 gray output at " << db << " dB\n";
     EXPECT_GE(db, 35.0) << files[i];
   }
+}
+
+// The defaults with nvJPEG: host threads convert whole files while the GPU starts, the
+// engine the rest in groups. Each file once; host-start files exact, nvJPEG's within the
+// tolerance; groups never larger than asked.
+TEST(GrayGpuDecode, HostStartThenNvjpegGroups) {
+  SP_REQUIRE_GPU();
+  TempDir d;
+  std::vector<fs::path> files;
+  for (std::uint32_t i = 0; i < 40; ++i) {
+    files.push_back(d / ("in/photo-" + std::to_string(i) + ".jpg"));
+    write_jpeg(files.back(), photo_like(320 + i, 240, 100 + i), 90);
+  }
+  Options o;
+  o.backend = pipeline::Backend::gpu;
+  o.devices = {0};
+  o.threads = 4;
+  o.group = 5;
+  const auto jobs = jobs_for(files, d / "out");
+  const RunSummary s = convert(jobs, o);
+  ASSERT_EQ(s.ok, files.size());
+  EXPECT_EQ(s.decode, "gpu");
+  EXPECT_TRUE(s.host_start);
+  std::map<std::size_t, std::size_t> per_item;
+  Difference diff;
+  for (std::size_t i = 0; i < jobs.size(); ++i) {
+    const FileResult& f = s.files[i];
+    ++per_item[s.items[i].index];
+    if (f.host_start) {
+      EXPECT_EQ(f.decoder, "cpu");
+      expect_exact(jobs[i].input, jobs[i].output);
+    } else {
+      EXPECT_EQ(f.decoder, "gpu") << f.fallback;
+      diff.add(io::read_image(jobs[i].output).pixels, expected_gray(jobs[i].input).pixels);
+    }
+  }
+  for (const auto& [item, n] : per_item) EXPECT_LE(n, 5u) << "item " << item;
+  EXPECT_EQ(s.gpu_decoded + s.host_start_files, files.size());
+  std::cout << s.host_start_files << " host-start files, " << s.gpu_decoded << " by nvJPEG: max " << diff.max
+            << " mean " << diff.mean() << " levels\n";
+  EXPECT_LE(diff.max, kMaxLevels);
+  EXPECT_LE(diff.mean(), kMeanLevels);
 }
 
 }  // namespace

@@ -9,6 +9,9 @@
 // With Decode::gpu (the default where nvJPEG and a GPU are there), files go in groups, JPEGs
 // are decoded by nvJPEG on the lanes instead, and with Encode::gpu JPEG outputs are encoded
 // there too (gray_decode.hpp).
+// While the engine starts (on a GPU: its context, pools and codec handles, a large part of a
+// short run), host threads convert whole files, the same bytes as the host backend gives,
+// taking them in job order; the engine takes the rest once it is ready (Options::host_start).
 // A stop requested through Options::stop ends the run early: no file is started after it,
 // files not yet on the device are cancelled, those further along are finished, and every
 // output present is complete (no temporary file is left).
@@ -44,6 +47,8 @@ struct FileResult {
   std::string decoder;   // "gpu" (nvJPEG) or "cpu" once decoded
   std::string fallback;  // Decode::gpu: why the CPU decoded this file; empty when nvJPEG did
   bool cancelled = false;  // never converted: a stop was requested first (`error` says so)
+  bool host_start = false;  // converted whole on a host thread while the engine started
+  double write_ms = 0;      // writing its output: temporary file, flushed to disk, renamed
 };
 
 struct Options {
@@ -61,6 +66,10 @@ struct Options {
   // With nvJPEG in the run: files per engine item, decoded in one call (0: chosen from the
   // files, the workers and the output format).
   int group = 0;
+  // `threads` host threads convert whole files (decode, luma, encode, write) while the
+  // engine starts, and stop taking files once it is ready. Not with Decode::gpu or
+  // Encode::gpu, which ask for every JPEG to go through nvJPEG.
+  bool host_start = true;
   io::DecodeLimits limits;  // checked from each file's header before it is decoded
   // Called once per file as it finishes (from engine threads, one call at a time), with the
   // number finished so far.
@@ -78,7 +87,7 @@ struct RunSummary {
   std::uint64_t bytes_in = 0;   // file bytes of the inputs that were read
   std::uint64_t bytes_out = 0;  // file bytes written
   std::uint64_t pixels = 0;     // of the converted images
-  double wall_ms = 0;           // first submit to last delivery
+  double wall_ms = 0;           // first file taken to last file finished
   std::string backend;          // "gpu" or "host"
   std::string device;           // the GPUs' names, or "host"
   std::string engine;           // Engine::describe()
@@ -88,11 +97,16 @@ struct RunSummary {
   std::string encode;           // "cpu" or "gpu", as resolved (cpu for PNG output)
   std::string codecs;           // with nvJPEG: its backend ("nvJPEG, 7 JPEG engines"); else empty
   std::size_t group = 1;        // files per engine item (nvJPEG batches a group's JPEGs)
-  double setup_ms = 0;          // convert() called -> first file submitted: engine, pools, codec handles
+  double setup_ms = 0;          // convert() called -> first file taken (by the engine or a host-start thread)
+  double engine_ready_ms = 0;   // convert() called -> the engine ready: its pools, codec handles, GPU contexts
+  bool host_start = false;      // host threads converted files while the engine started (Options::host_start)
+  std::size_t host_start_files = 0;  // ... this many
   std::size_t gpu_decoded = 0;  // files nvJPEG decoded
   std::map<std::string, std::size_t> fallbacks;  // Decode::gpu: files the CPU decoded, by reason
   std::vector<pipeline::StageRecord> records;  // the engine's timeline
-  std::vector<pipeline::ItemResult> items;     // per file, in job order: the engine's result of its item (its group's)
+  // Per file, in job order: the engine's result of its item (its group's); for a host-start
+  // file one made alike, numbered after the engine's items, with device and lane -1.
+  std::vector<pipeline::ItemResult> items;
   pipeline::TimelineReport timeline;
 
   [[nodiscard]] double images_per_s() const noexcept { return wall_ms > 0 ? static_cast<double>(ok) * 1e3 / wall_ms : 0; }
