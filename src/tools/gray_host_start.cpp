@@ -52,8 +52,13 @@ void HostStart::convert(std::size_t index) {
   double decoded = -1;
   try {
     const io::Image image = read_and_decode(f, options_);
-    std::vector<std::uint8_t> rgb(rgb8_bytes(image));
-    to_rgb8(image, rgb);
+    // 8-bit RGB (most JPEGs) is converted where the decoder left it; other layouts first.
+    std::vector<std::uint8_t> converted;
+    if (image.channels != 3 || image.bit_depth != 8) {
+      converted.resize(rgb8_bytes(image));
+      to_rgb8(image, converted);
+    }
+    const std::span<const std::uint8_t> rgb = converted.empty() ? std::span<const std::uint8_t>(image.pixels) : converted;
     std::vector<std::uint8_t> gray(rgb.size() / 3);
     ops::rgb_to_gray_host(rgb, gray);
     decoded = pipeline::Timeline::now_ms();
