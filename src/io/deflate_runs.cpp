@@ -5,6 +5,7 @@
 // block. Two distance codes of one bit each are declared so that every block's distance
 // code is complete; only code 0 (distance 1) is used.
 
+#include "deflate_run_scan.hpp"
 #include "png_fast_encoder.hpp"
 
 #include <zlib.h>
@@ -116,23 +117,30 @@ void canonical_codes(std::span<const std::uint8_t> lengths, std::span<std::uint1
 }
 
 // LSB-first bits into a buffer the caller made large enough, with 8 bytes to spare past the
-// last one written: every put stores 8 bytes and keeps the whole ones, so that no branch
+// last one written: every flush stores 8 bytes and keeps the whole ones, so that no branch
 // depends on how full the accumulator is (on photographs that branch was mispredicted often).
 class BitWriter {
  public:
   explicit BitWriter(std::uint8_t* at) : at_(at) {}
-  void put(std::uint32_t bits, int count) {  // count <= 32
+  // Appends without storing: after a flush at most 7 bits wait, so up to 57 more fit.
+  void add(std::uint32_t bits, int count) {
     acc_ |= std::uint64_t{bits} << filled_;
-    filled_ += count;  // <= 39: 7 left over at most, plus count
+    filled_ += count;
+  }
+  void flush() {
     if constexpr (std::endian::native == std::endian::little) {
       std::memcpy(at_, &acc_, 8);
     } else {
       for (int i = 0; i < 8; ++i) at_[i] = static_cast<std::uint8_t>(acc_ >> (8 * i));
     }
-    const int whole = filled_ >> 3;  // <= 4
+    const int whole = filled_ >> 3;  // < 8: never the whole accumulator
     at_ += whole;
     acc_ >>= 8 * whole;
     filled_ &= 7;
+  }
+  void put(std::uint32_t bits, int count) {  // count <= 32
+    add(bits, count);
+    flush();
   }
   // Whole bytes out, the last one padded with zero bits; returns the end.
   std::uint8_t* finish() {
@@ -148,8 +156,20 @@ class BitWriter {
   int filled_ = 0;
 };
 
-// A token is a literal (0-255) or a run of length L (256 + L).
-constexpr std::uint16_t run_token(std::size_t length) { return static_cast<std::uint16_t>(256 + length); }
+// A literal's code in the low 16 bits and its length above, one load per byte.
+using LiteralCodes = std::array<std::uint32_t, 256>;
+
+// Literals three to a flush: three codes of at most 15 bits fit behind the 7 bits a flush leaves.
+void put_literals(BitWriter& w, const LiteralCodes& lit, const std::uint8_t* p, std::size_t n) {
+  for (; n >= 3; n -= 3, p += 3) {
+    const std::uint32_t a = lit[p[0]], b = lit[p[1]], c = lit[p[2]];
+    w.add(a & 0xffffu, static_cast<int>(a >> 16));
+    w.add(b & 0xffffu, static_cast<int>(b >> 16));
+    w.add(c & 0xffffu, static_cast<int>(c >> 16));
+    w.flush();
+  }
+  for (; n > 0; --n, ++p) w.put(lit[*p] & 0xffffu, static_cast<int>(lit[*p] >> 16));
+}
 
 void write_block_header(BitWriter& w, bool last, std::span<const std::uint8_t> lit_lengths) {
   int nlit = kLiteralLengthCodes;
@@ -207,55 +227,36 @@ std::vector<std::uint8_t> deflate_runs(std::span<const std::uint8_t> data) {
   out[0] = 0x78;  // deflate, 32 KiB window
   out[1] = 0x01;  // no dictionary, fastest; (0x78 * 256 + 0x01) % 31 == 0
   BitWriter w(out.get() + 2);
-  const auto tokens = std::make_unique_for_overwrite<std::uint16_t[]>(std::min(data.size(), kBlockBytes));
+  std::vector<Run> runs;
+  runs.reserve(std::min(data.size(), kBlockBytes) / kMinRun + 1);
   const std::uint8_t* d = data.data();
   std::size_t at = 0;
   do {
     const std::size_t end = std::min(data.size(), at + kBlockBytes);
     std::array<std::uint32_t, kLiteralLengthCodes> freq{};
-    std::uint16_t* next = tokens.get();
-    std::size_t i = at;
-    while (i < end) {
-      const std::uint8_t b = d[i];
-      // A run: this byte and the two after it repeat the one before (which may lie in the
-      // previous block: allowed). One 4-byte compare decides it, so that the many pairs of
-      // equal bytes in photographs cost no mispredicted branch.
-      if (i > 0 && i + kMinRun <= end) {
-        std::uint32_t four = 0;
-        std::memcpy(&four, d + i - 1, 4);
-        if (four == std::uint32_t{d[i - 1]} * 0x01010101u) {
-          const std::size_t most = std::min(kMaxRun, end - i);
-          std::size_t run = kMinRun;
-          while (run < most && d[i + run] == b) ++run;
-          *next++ = run_token(run);
-          ++freq[kLengthCodes[run].symbol];
-          i += run;
-          continue;
-        }
-      }
-      *next++ = b;
-      ++freq[b];
-      ++i;
-    }
-    at = end;
+    runs.clear();
+    scan_runs(data, at, end, runs, std::span<std::uint32_t, 256>(freq.data(), 256));
+    for (const Run& r : runs) ++freq[kLengthCodes[r.length].symbol];
     freq[kEndOfBlock] = 1;
     std::array<std::uint8_t, kLiteralLengthCodes> lengths{};
     std::array<std::uint16_t, kLiteralLengthCodes> codes{};
     fit_lengths(freq, 15, lengths);
     canonical_codes(lengths, codes);
-    write_block_header(w, at == data.size(), lengths);
-    for (const std::uint16_t* t_at = tokens.get(); t_at != next; ++t_at) {
-      const std::uint16_t t = *t_at;
-      if (t < 256) {
-        w.put(codes[t], lengths[t]);
-      } else {
-        const LengthCode& lc = kLengthCodes[t - 256u];
-        // The length's code and extra bits, then distance code 0 (distance 1): one 0 bit.
-        w.put(codes[lc.symbol] | (std::uint32_t{lc.extra_value} << lengths[lc.symbol]),
-              lengths[lc.symbol] + lc.extra_bits + 1);
-      }
+    write_block_header(w, end == data.size(), lengths);
+    LiteralCodes lit;
+    for (std::size_t b = 0; b < 256; ++b) lit[b] = codes[b] | (std::uint32_t{lengths[b]} << 16);
+    std::size_t next = at;  // the first byte not yet coded
+    for (const Run& r : runs) {
+      put_literals(w, lit, d + next, r.at - next);
+      const LengthCode& lc = kLengthCodes[r.length];
+      // The length's code and extra bits, then distance code 0 (distance 1): one 0 bit.
+      w.put(codes[lc.symbol] | (std::uint32_t{lc.extra_value} << lengths[lc.symbol]),
+            lengths[lc.symbol] + lc.extra_bits + 1);
+      next = r.at + r.length;
     }
+    put_literals(w, lit, d + next, end - next);
     w.put(codes[kEndOfBlock], lengths[kEndOfBlock]);
+    at = end;
   } while (at < data.size());
   std::uint8_t* end = w.finish();
   const auto adler = static_cast<std::uint32_t>(adler32_z(1, data.data(), data.size()));
