@@ -119,10 +119,19 @@ int run_gray(const GrayOptions& o, const ReportOptions& report_options) {
   go.threads = o.threads;
   go.group = o.group;
   go.host_start = !o.no_host_start;
-  const DeviceChoice where = resolve_gpu_devices(o.backend, o.devices);
+  const Ranks& ranks = Ranks::get();
+  // With the defaults the GPUs are found inside convert(), once its host-start threads are
+  // converting files, so that CUDA's initialization overlaps them; anything else names a
+  // backend or GPUs that are checked here, before any work, as usage.
+  const bool find_gpus_later = o.backend == "auto" && o.devices == "all" && !o.no_host_start &&
+                               *decode != gray::Decode::gpu && *encode != gray::Encode::gpu && !ranks.several();
+  DeviceChoice where;
+  if (!find_gpus_later) where = resolve_gpu_devices(o.backend, o.devices);
   const auto t_devices = Clock::now();
-  go.backend = where.gpu() ? pipeline::Backend::gpu : pipeline::Backend::host;
-  go.devices = where.devices;  // GPUs, or the host backend's simulated devices
+  go.backend = find_gpus_later ? pipeline::Backend::automatic
+               : where.gpu()   ? pipeline::Backend::gpu
+                               : pipeline::Backend::host;
+  go.devices = where.devices;  // GPUs, or the host backend's simulated devices; empty: every GPU there is
   go.decode = *decode;
   go.encode = *encode;
   go.limits.max_pixels = o.max_pixels;
@@ -133,7 +142,6 @@ int run_gray(const GrayOptions& o, const ReportOptions& report_options) {
       throw UsageError(fmt::format("{}: nvJPEG runs on the GPU, and this run uses the host backend (no usable GPU, or "
                                    "--backend host); use cpu",
                                    name));
-  const Ranks& ranks = Ranks::get();
   if (ranks.several()) {
     if (!o.gantt_path.empty() || report_options.wanted())
       throw UsageError("--gantt and --report describe one process: under mpirun, --trace writes one trace with a row "

@@ -41,10 +41,10 @@ std::string gray_command_line(const tools::gray::RunSummary& s, const GrayComman
   if (t.setup_ms >= 0) line += fmt::format("; after the last file {:.2f} s", t.after_ms(s) / 1e3);
   line += ")";
   if (s.host_start)
-    line += fmt::format("; the engine (pools, codecs{}) was ready {:.2f} s after the first file, {} file(s) converted "
-                        "on host threads meanwhile",
-                        s.backend == "gpu" ? ", GPU contexts" : "", std::max(0.0, s.engine_ready_ms - s.setup_ms) / 1e3,
-                        s.host_start_files);
+    line += fmt::format("; the engine ({}) was ready {:.2f} s after the first file, {} file(s) converted on host "
+                        "threads meanwhile",
+                        s.backend == "gpu" ? "CUDA, GPU contexts, pools, codecs" : "workers, lanes, pools",
+                        std::max(0.0, s.engine_ready_ms - s.setup_ms) / 1e3, s.host_start_files);
   return line;
 }
 

@@ -127,22 +127,12 @@ RunSummary convert(std::span<const Job> jobs, const Options& o) {
   if (o.lanes < 0 || o.lanes > 64) throw std::invalid_argument(fmt::format("lanes {} is not in 0-64", o.lanes));
   if (o.group < 0 || o.group > 256) throw std::invalid_argument(fmt::format("group {} is not in 0-256", o.group));
 
-  pipeline::Backend backend = o.backend;
-  if (backend == pipeline::Backend::automatic)
-    backend = Device::count() > 0 ? pipeline::Backend::gpu : pipeline::Backend::host;
   const int threads = o.threads > 0 ? o.threads : static_cast<int>(std::max(2u, report::usable_cores()));
-  const int lanes = o.lanes > 0 ? o.lanes : backend == pipeline::Backend::gpu ? 4 : std::max(2, threads / 4);
-  for (const bool asked : {o.decode == Decode::gpu, o.encode == Encode::gpu}) {
-    if (asked && !gpu_decode_available())
-      throw std::invalid_argument("GPU JPEG decoding and encoding need nvJPEG, which this build does not have");
-    if (asked && backend != pipeline::Backend::gpu)
-      throw std::invalid_argument("GPU JPEG decoding and encoding need the GPU backend");
-  }
-  const bool nvjpeg = gpu_decode_available() && backend == pipeline::Backend::gpu;
-  const bool gpu_decode = nvjpeg && o.decode != Decode::cpu;
-  const bool gpu_encode = nvjpeg && o.encode != Encode::cpu && o.format == io::ImageFormat::jpeg;
+  const bool gpu_asked = o.decode == Decode::gpu || o.encode == Encode::gpu;
+  if (gpu_asked && !gpu_decode_available())
+    throw std::invalid_argument("GPU JPEG decoding and encoding need nvJPEG, which this build does not have");
   // Decode::gpu and Encode::gpu ask for every JPEG to go through nvJPEG.
-  const bool host_start = o.host_start && o.decode != Decode::gpu && o.encode != Encode::gpu && !jobs.empty();
+  const bool host_start = o.host_start && !gpu_asked && !jobs.empty();
 
   // One range over the whole run in Nsight Systems. Opened before the engine starts its
   // threads, it also makes NVTX's lazy initialization happen once, here, not racing in them.
@@ -154,10 +144,6 @@ RunSummary convert(std::span<const Job> jobs, const Options& o) {
     summary.files[i].input = jobs[i].input;
     summary.files[i].output = jobs[i].output;
   }
-  summary.decode = resolved(gpu_decode);
-  summary.encode = resolved(gpu_encode);
-  if (gpu_decode || gpu_encode)
-    summary.group = o.group > 0 ? static_cast<std::size_t>(o.group) : group_size(jobs.size(), threads, !gpu_encode);
   const report::Overwrite overwrite = o.force ? report::Overwrite::allow : report::Overwrite::refuse;
 
   // Files are taken in job order by whoever is ready: the host-start threads one at a time
@@ -182,6 +168,22 @@ RunSummary convert(std::span<const Job> jobs, const Options& o) {
       const std::lock_guard lock(progress_mutex);
       report_file(summary.files[file]);
     });
+
+  // Everything from here to the engine's first item overlaps the host-start threads' work,
+  // CUDA's initialization included (Backend::automatic asks for the GPUs here).
+  pipeline::Backend backend = o.backend;
+  if (backend == pipeline::Backend::automatic)
+    backend = Device::count() > 0 ? pipeline::Backend::gpu : pipeline::Backend::host;
+  if (gpu_asked && backend != pipeline::Backend::gpu)
+    throw std::invalid_argument("GPU JPEG decoding and encoding need the GPU backend");
+  const int lanes = o.lanes > 0 ? o.lanes : backend == pipeline::Backend::gpu ? 4 : std::max(2, threads / 4);
+  const bool nvjpeg = gpu_decode_available() && backend == pipeline::Backend::gpu;
+  const bool gpu_decode = nvjpeg && o.decode != Decode::cpu;
+  const bool gpu_encode = nvjpeg && o.encode != Encode::cpu && o.format == io::ImageFormat::jpeg;
+  summary.decode = resolved(gpu_decode);
+  summary.encode = resolved(gpu_encode);
+  if (gpu_decode || gpu_encode)
+    summary.group = o.group > 0 ? static_cast<std::size_t>(o.group) : group_size(jobs.size(), threads, !gpu_encode);
 
   pipeline::EngineOptions eo;
   eo.backend = backend;
