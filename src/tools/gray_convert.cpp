@@ -163,6 +163,9 @@ RunSummary convert(std::span<const Job> jobs, const Options& o) {
   summary.setup_ms = since_call();
   std::optional<detail::HostStart> early;
   summary.host_start = host_start;
+  // setenv() races with the getenv() of threads already running (libjpeg-turbo reads its
+  // settings on each thread's first decode): the environment is final before they start.
+  if (o.backend != pipeline::Backend::host) request_hardware_queues();
   if (host_start)
     early.emplace(summary.files, o, overwrite, cursor, threads, [&](std::size_t file) {
       const std::lock_guard lock(progress_mutex);
