@@ -41,23 +41,23 @@ template <typename T>
 T get_config(const cublasLtMatmulAlgo_t& algo, cublasLtMatmulAlgoConfigAttributes_t attr) {
   T v{};
   std::size_t written = 0;
-  SP_CUBLAS_CHECK(cublasLtMatmulAlgoConfigGetAttribute(&algo, attr, &v, sizeof(v), &written));
+  SP_CUBLAS_CHECK(lt().matmul_algo_config_get_attribute(&algo, attr, &v, sizeof(v), &written));
   return v;
 }
 
 template <typename T>
 [[nodiscard]] bool set_config(cublasLtMatmulAlgo_t& algo, cublasLtMatmulAlgoConfigAttributes_t attr, T v) {
-  return cublasLtMatmulAlgoConfigSetAttribute(&algo, attr, &v, sizeof(v)) == CUBLAS_STATUS_SUCCESS;
+  return lt().matmul_algo_config_set_attribute(&algo, attr, &v, sizeof(v)) == CUBLAS_STATUS_SUCCESS;
 }
 
 // The custom options algorithm `id` has (0..max); 0 when cuBLASLt does not say.
 std::uint32_t custom_option_max(cublasLtHandle_t handle, int id) {
   cublasLtMatmulAlgo_t algo{};
-  if (cublasLtMatmulAlgoInit(handle, kCompute, kScale, kData, kData, kData, kData, id, &algo) != CUBLAS_STATUS_SUCCESS)
+  if (lt().matmul_algo_init(handle, kCompute, kScale, kData, kData, kData, kData, id, &algo) != CUBLAS_STATUS_SUCCESS)
     return 0;
   std::int32_t max = 0;
   std::size_t written = 0;
-  if (cublasLtMatmulAlgoCapGetAttribute(&algo, CUBLASLT_ALGO_CAP_CUSTOM_OPTION_MAX, &max, sizeof(max), &written) !=
+  if (lt().matmul_algo_cap_get_attribute(&algo, CUBLASLT_ALGO_CAP_CUSTOM_OPTION_MAX, &max, sizeof(max), &written) !=
           CUBLAS_STATUS_SUCCESS ||
       max < 0)
     return 0;
@@ -66,7 +66,7 @@ std::uint32_t custom_option_max(cublasLtHandle_t handle, int id) {
 
 // A descriptor for `c` built from its id; false when cuBLASLt refuses an attribute.
 bool make_algo(cublasLtHandle_t handle, const AlgoConfig& c, cublasLtMatmulAlgo_t& algo) {
-  if (cublasLtMatmulAlgoInit(handle, kCompute, kScale, kData, kData, kData, kData, c.id, &algo) !=
+  if (lt().matmul_algo_init(handle, kCompute, kScale, kData, kData, kData, kData, c.id, &algo) !=
       CUBLAS_STATUS_SUCCESS)
     return false;
   return set_config(algo, CUBLASLT_ALGO_CONFIG_TILE_ID, c.tile) &&
@@ -84,7 +84,7 @@ std::vector<cublasLtMatmulHeuristicResult_t> heuristic(cublasLtHandle_t handle, 
   const auto pref = make_preference(workspace_bytes);
   std::vector<cublasLtMatmulHeuristicResult_t> results(static_cast<std::size_t>(answers));
   int found = 0;
-  SP_CUBLAS_CHECK(cublasLtMatmulAlgoGetHeuristic(handle, p.desc, p.a, p.b, p.d, p.d, pref.get(), answers,
+  SP_CUBLAS_CHECK(lt().matmul_algo_get_heuristic(handle, p.desc, p.a, p.b, p.d, p.d, pref.get(), answers,
                                                  results.data(), &found));
   results.resize(static_cast<std::size_t>(std::clamp(found, 0, answers)));
   std::erase_if(results, [](const auto& r) { return r.state != CUBLAS_STATUS_SUCCESS; });
@@ -126,7 +126,7 @@ AlgoConfig read_config(const cublasLtMatmulAlgo_t& algo) {
 bool algo_accepted(cublasLtHandle_t handle, const GemmProblem& p, const cublasLtMatmulAlgo_t& algo,
                    std::size_t workspace_bytes) {
   cublasLtMatmulHeuristicResult_t check{};
-  return cublasLtMatmulAlgoCheck(handle, p.desc, p.a, p.b, p.d, p.d, &algo, &check) == CUBLAS_STATUS_SUCCESS &&
+  return lt().matmul_algo_check(handle, p.desc, p.a, p.b, p.d, p.d, &algo, &check) == CUBLAS_STATUS_SUCCESS &&
          check.state == CUBLAS_STATUS_SUCCESS && check.workspaceSize <= workspace_bytes;
 }
 
@@ -154,7 +154,7 @@ std::vector<BuiltCandidate> build_candidates(cublasLtHandle_t handle, const Gemm
     // AlgoCheck holds the configuration against this problem: types, layouts, the epilogue
     // (bias, ReLU) and its bias type, and says how much workspace it needs.
     cublasLtMatmulHeuristicResult_t check{};
-    if (cublasLtMatmulAlgoCheck(handle, problem.desc, problem.a, problem.b, problem.d, problem.d, &b.algo, &check) !=
+    if (lt().matmul_algo_check(handle, problem.desc, problem.a, problem.b, problem.d, problem.d, &b.algo, &check) !=
             CUBLAS_STATUS_SUCCESS ||
         check.state != CUBLAS_STATUS_SUCCESS || check.workspaceSize > workspace_bytes)
       continue;
@@ -202,7 +202,7 @@ GemmSearchResult search_gemm(const Device& device, cublasLtHandle_t handle, cons
 
   const float alpha = 1.0f, beta = 0.0f;
   const auto gemm = [&](const cublasLtMatmulAlgo_t& algo) {
-    const bool ok = cublasLtMatmul(handle, problem.desc, &alpha, problem.weights, problem.a, x, problem.b, &beta, y,
+    const bool ok = lt().matmul(handle, problem.desc, &alpha, problem.weights, problem.a, x, problem.b, &beta, y,
                                    problem.d, y, problem.d, &algo, workspace, workspace_bytes,
                                    s.handle()) == CUBLAS_STATUS_SUCCESS;
     if (!ok) (void)cudaGetLastError();  // a refused launch must not surface in a later check

@@ -53,10 +53,10 @@ class MlpLane final : public ModelLane {
     for (std::size_t i = 0; i < layers; ++i) {
       auto desc = detail::make_tn_desc();
       const cublasLtEpilogue_t epilogue = i + 1 < layers ? CUBLASLT_EPILOGUE_RELU_BIAS : CUBLASLT_EPILOGUE_BIAS;
-      SP_CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(desc.get(), CUBLASLT_MATMUL_DESC_EPILOGUE, &epilogue,
+      SP_CUBLAS_CHECK(detail::lt().matmul_desc_set_attribute(desc.get(), CUBLASLT_MATMUL_DESC_EPILOGUE, &epilogue,
                                                      sizeof(epilogue)));
       const void* bias = state_->biases[i].data();
-      SP_CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(desc.get(), CUBLASLT_MATMUL_DESC_BIAS_POINTER, &bias,
+      SP_CUBLAS_CHECK(detail::lt().matmul_desc_set_attribute(desc.get(), CUBLASLT_MATMUL_DESC_BIAS_POINTER, &bias,
                                                      sizeof(bias)));
       // The bias type defaults to D's (bf16), which is how the biases are stored.
       descs_.push_back(std::move(desc));
@@ -169,7 +169,7 @@ class MlpLane final : public ModelLane {
     for (std::size_t i = 0; i < it->second.size(); ++i) {
       const LayerPlan& p = it->second[i];
       std::uint16_t* y = activations_[1 - cur].data();
-      SP_CUBLAS_CHECK(cublasLtMatmul(handle_.get(), descs_[i].get(), &alpha, state_->weights[i].data(),
+      SP_CUBLAS_CHECK(detail::lt().matmul(handle_.get(), descs_[i].get(), &alpha, state_->weights[i].data(),
                                      a_layouts_[i].get(), activations_[cur].data(), p.b.get(), &beta, y, p.d.get(), y,
                                      p.d.get(), &p.algo, workspace_.data(), workspace_.bytes(), stream_.handle()));
       cur = 1 - cur;

@@ -46,10 +46,10 @@ struct LayerSetup : test_support::LayerOnDevice {
         d(detail::make_layout(kSize, rows, kLd)) {
     const auto& l = weights.layers[0];
     const cublasLtEpilogue_t epilogue = relu ? CUBLASLT_EPILOGUE_RELU_BIAS : CUBLASLT_EPILOGUE_BIAS;
-    SP_CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(desc.get(), CUBLASLT_MATMUL_DESC_EPILOGUE, &epilogue,
+    SP_CUBLAS_CHECK(detail::lt().matmul_desc_set_attribute(desc.get(), CUBLASLT_MATMUL_DESC_EPILOGUE, &epilogue,
                                                    sizeof(epilogue)));
     const void* bias_ptr = bias.data();
-    SP_CUBLAS_CHECK(cublasLtMatmulDescSetAttribute(desc.get(), CUBLASLT_MATMUL_DESC_BIAS_POINTER, &bias_ptr,
+    SP_CUBLAS_CHECK(detail::lt().matmul_desc_set_attribute(desc.get(), CUBLASLT_MATMUL_DESC_BIAS_POINTER, &bias_ptr,
                                                    sizeof(bias_ptr)));
     for (std::size_t r = 0; r < rows; ++r) want.push_back(layer_reference(l, x_host, r, relu));
   }
@@ -63,7 +63,7 @@ struct LayerSetup : test_support::LayerOnDevice {
     SP_CUDA_CHECK(cudaMemsetAsync(y.data(), 0xff, y.bytes(), stream.handle()));
     const float alpha = 1.0f, beta = 0.0f;
     const cublasStatus_t st =
-        cublasLtMatmul(handle.get(), desc.get(), &alpha, w.data(), a.get(), x.data(), b.get(), &beta, y.data(), d.get(),
+        detail::lt().matmul(handle.get(), desc.get(), &alpha, w.data(), a.get(), x.data(), b.get(), &beta, y.data(), d.get(),
                        y.data(), d.get(), &algo, workspace.data(), workspace.bytes(), stream.handle());
     if (st != CUBLAS_STATUS_SUCCESS) {
       (void)cudaGetLastError();
