@@ -41,10 +41,13 @@ std::string gray_command_line(const tools::gray::RunSummary& s, const GrayComman
   if (t.setup_ms >= 0) line += fmt::format("; after the last file {:.2f} s", t.after_ms(s) / 1e3);
   line += ")";
   if (s.host_start)
-    line += fmt::format("; the engine ({}) was ready {:.2f} s after the first file, {} file(s) converted on host "
-                        "threads meanwhile",
-                        s.backend == "gpu" ? "CUDA, GPU contexts, pools, codecs" : "workers, lanes, pools",
-                        std::max(0.0, s.engine_ready_ms - s.setup_ms) / 1e3, s.host_start_files);
+    line += fmt::format("; the engine was ready {:.2f} s after the first file (finding the GPUs {:.2f} s, nvJPEG "
+                        "{:.2f} s, engine, {} {:.2f} s), {} file(s) converted on host threads meanwhile",
+                        std::max(0.0, s.engine_ready_ms - s.setup_ms) / 1e3,
+                        std::max(0.0, s.gpus_found_ms - s.setup_ms) / 1e3,
+                        std::max(0.0, s.codecs_ready_ms - s.gpus_found_ms) / 1e3,
+                        s.backend == "gpu" ? "GPU contexts and pools" : "lanes and pools",
+                        std::max(0.0, s.engine_ready_ms - s.codecs_ready_ms) / 1e3, s.host_start_files);
   return line;
 }
 
@@ -58,6 +61,8 @@ nlohmann::json gray_command_json(const tools::gray::RunSummary& s, const GrayCom
                           {"convert_ms", t.convert_ms},
                           {"conversion_ms", s.wall_ms},
                           {"after_ms", t.after_ms(s)},
+                          {"gpus_found_ms", s.gpus_found_ms},
+                          {"codecs_ready_ms", s.codecs_ready_ms},
                           {"engine_ready_ms", s.engine_ready_ms}};
   parts["setup_ms"] = t.setup_ms >= 0 ? nlohmann::json(t.setup_ms) : nlohmann::json(nullptr);
   return {{"command_wall_ms", wall},

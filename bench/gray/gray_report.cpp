@@ -105,6 +105,8 @@ nlohmann::json gray_run_json(const tools::gray::RunSummary& s, bool files) {
                       {"decode_fallbacks", s.fallbacks},
                       {"host_start", s.host_start},
                       {"host_start_files", s.host_start_files},
+                      {"gpus_found_ms", s.gpus_found_ms},
+                      {"codecs_ready_ms", s.codecs_ready_ms},
                       {"engine_ready_ms", s.engine_ready_ms},
                       {"time_ms",
                        {{"decode", t.decode_ms},

@@ -179,6 +179,7 @@ RunSummary convert(std::span<const Job> jobs, const Options& o) {
     backend = Device::count() > 0 ? pipeline::Backend::gpu : pipeline::Backend::host;
   if (gpu_asked && backend != pipeline::Backend::gpu)
     throw std::invalid_argument("GPU JPEG decoding and encoding need the GPU backend");
+  summary.gpus_found_ms = since_call();
   const int lanes = o.lanes > 0 ? o.lanes : backend == pipeline::Backend::gpu ? 4 : std::max(2, threads / 4);
   const bool nvjpeg = gpu_decode_available() && backend == pipeline::Backend::gpu;
   const bool gpu_decode = nvjpeg && o.decode != Decode::cpu;
@@ -209,6 +210,7 @@ RunSummary convert(std::span<const Job> jobs, const Options& o) {
     summary.codecs = stage->describe();
   }
 #endif
+  summary.codecs_ready_ms = since_call();
   // Without the GPU stage an item is one file: item_file[item] is its index.
   std::vector<std::size_t> item_file(jobs.size());
   const auto files_of = [&](std::size_t item) -> detail::FileRange {

@@ -98,7 +98,10 @@ struct RunSummary {
   std::string codecs;           // with nvJPEG: its backend ("nvJPEG, 7 JPEG engines"); else empty
   std::size_t group = 1;        // files per engine item (nvJPEG batches a group's JPEGs)
   double setup_ms = 0;          // convert() called -> first file taken (by the engine or a host-start thread)
-  double engine_ready_ms = 0;   // convert() called -> the engine ready: its pools, codec handles, GPU contexts
+  // convert() called -> the engine's parts ready, in the order they start: the GPUs found
+  // (Backend::automatic: CUDA's initialization), nvJPEG's handles and lane states (0 without
+  // them), the engine itself (GPU contexts, streams, pinned pools, workers).
+  double gpus_found_ms = 0, codecs_ready_ms = 0, engine_ready_ms = 0;
   bool host_start = false;      // host threads converted files while the engine started (Options::host_start)
   std::size_t host_start_files = 0;  // ... this many
   std::size_t gpu_decoded = 0;  // files nvJPEG decoded
