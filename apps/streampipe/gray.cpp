@@ -233,6 +233,7 @@ int run_gray(const GrayOptions& o, const ReportOptions& report_options) {
               s.wall_ms / 1e3, s.images_per_s(), s.wall_ms > 0 ? static_cast<double>(s.pixels) / 1e3 / s.wall_ms : 0.0,
               s.engine);
     if (const std::string bound = bench::gray_bound_line(s); !bound.empty()) out.print("  {}\n", bound);
+    if (!s.backend_note.empty()) out.print("  {}\n", s.backend_note);
     if (s.decode == "gpu") {
       std::string why;
       std::size_t on_cpu = 0;

@@ -132,11 +132,16 @@ std::vector<RowPlan> plan_rows(const Config& c, const State& state, io::ImageFor
   };
   tool("streampipe gray", {});
   tool("streampipe gray --backend host", {"--backend", "host"});
-  // What the host threads converting files while the GPU starts are worth, in the same run.
-  if (have_gpu) tool("streampipe gray --no-host-start", {"--no-host-start"});
+  // The GPU whatever the run's length (the defaults keep short runs on the host), with host
+  // threads converting files while it starts, and without them: what the GPU path does alone.
+  if (have_gpu) {
+    tool("streampipe gray --backend gpu", {"--backend", "gpu"});
+    tool("streampipe gray --backend gpu --no-host-start", {"--backend", "gpu", "--no-host-start"});
+  }
   if (have_gpu && state.devices().size() > 1) {
     const std::string one = std::to_string(state.device());
-    tool("streampipe gray --devices " + one, {"--devices", one});
+    tool("streampipe gray --backend gpu --no-host-start --devices " + one,
+         {"--backend", "gpu", "--no-host-start", "--devices", one});
   }
   if (with_pillow) {
     const int processes = c.threads > 0 ? c.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
@@ -218,7 +223,9 @@ Table measure_format(const State& state, const Config& c, io::ImageFormat format
     }
   }
   if (at.tool >= 0 && t.rows[static_cast<std::size_t>(at.tool)].fields.value("backend", std::string()) == "host")
-    t.notes.push_back(have_gpu ? "the tool's defaults ran on the host backend here: both tool rows measure the same thing"
+    t.notes.push_back(have_gpu ? "the tool's defaults ran on the host backend here (--backend auto keeps a run of fewer "
+                                 "than 100 files per host thread on the host, docs/gray.md): both tool rows take "
+                                 "the same path"
                                : fmt::format("no GPU here ({}): the tool's defaults run the host backend, so "
                                              "'streampipe gray' and '--backend host' measure the same thing",
                                              Device::unavailable_reason().value_or("?")));

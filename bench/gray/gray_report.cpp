@@ -98,6 +98,7 @@ nlohmann::json gray_run_json(const tools::gray::RunSummary& s, bool files) {
                       {"wall_ms", s.wall_ms},
                       {"images_per_s", s.images_per_s()},
                       {"backend", s.backend},
+                      {"backend_note", s.backend_note},
                       {"device", s.device},
                       {"engine", s.engine},
                       {"decode", s.decode},

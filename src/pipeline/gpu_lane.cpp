@@ -142,7 +142,9 @@ class GpuLane final : public LaneExecutor {
       slot.start.record(s);
       enqueue_in();
       slot.inputs_in.record(s);
-      work.inputs_fenced = true;
+      // Fenced: the staging may be taken back once the input copy is done. Not so when the
+      // operation's own work reads the staging; then the slot's completion gives it back.
+      work.inputs_fenced = !work.op->reads_staged_input;
       try {
         work.op->device(batch);
       } catch (...) {

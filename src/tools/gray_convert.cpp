@@ -71,6 +71,12 @@ std::size_t group_size(std::size_t files, int threads, bool host_encodes) {
 
 std::string resolved(bool gpu) { return gpu ? "gpu" : "cpu"; }
 
+// Backend::automatic with host start takes the GPU only for runs of at least this many files
+// per host thread. The GPU's start (CUDA, nvJPEG's handles and states) and tear-down take
+// about as long as a thread converting this many 1080p JPEGs, and gray on the GPU is at
+// best a few times the host's rate; shorter runs end sooner on the host (docs/gray.md).
+constexpr std::size_t kFilesPerThreadForGpu = 100;
+
 void total_up(RunSummary& summary) {
   for (const auto& f : summary.files) {
     summary.bytes_in += f.bytes_in;
@@ -175,11 +181,29 @@ RunSummary convert(std::span<const Job> jobs, const Options& o) {
   // Everything from here to the engine's first item overlaps the host-start threads' work,
   // CUDA's initialization included (Backend::automatic asks for the GPUs here).
   pipeline::Backend backend = o.backend;
-  if (backend == pipeline::Backend::automatic)
+  const std::size_t gpu_from = static_cast<std::size_t>(threads) * kFilesPerThreadForGpu;
+  if (backend == pipeline::Backend::automatic && host_start && jobs.size() < gpu_from) {
+    backend = pipeline::Backend::host;
+    summary.backend_note = fmt::format(
+        "auto chose the host: {} file(s) are fewer than the GPU's start repays ({}, {} per host thread)", jobs.size(),
+        gpu_from, kFilesPerThreadForGpu);
+  } else if (backend == pipeline::Backend::automatic) {
     backend = Device::count() > 0 ? pipeline::Backend::gpu : pipeline::Backend::host;
+  }
   if (gpu_asked && backend != pipeline::Backend::gpu)
     throw std::invalid_argument("GPU JPEG decoding and encoding need the GPU backend");
   summary.gpus_found_ms = since_call();
+  // Backend::automatic: once the host-start threads have taken every file, the GPU's start
+  // is stopped at its next step and the engine is made on the host (it finds nothing left).
+  const bool may_stop_gpu = o.backend == pipeline::Backend::automatic && host_start;
+  const auto all_taken = [&] { return may_stop_gpu && cursor.claimed() >= jobs.size(); };
+  const auto stop_gpu = [&] {
+    backend = pipeline::Backend::host;
+    summary.backend_note = fmt::format(
+        "the host threads took every file {:.2f} s after the first, before the GPU was ready: its start was stopped",
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+  };
+  if (backend == pipeline::Backend::gpu && all_taken()) stop_gpu();
   const int lanes = o.lanes > 0 ? o.lanes : backend == pipeline::Backend::gpu ? 4 : std::max(2, threads / 4);
   const bool nvjpeg = gpu_decode_available() && backend == pipeline::Backend::gpu;
   const bool gpu_decode = nvjpeg && o.decode != Decode::cpu;
@@ -203,19 +227,35 @@ RunSummary convert(std::span<const Job> jobs, const Options& o) {
 #if defined(STREAMPIPE_HAVE_NVJPEG)
   std::unique_ptr<detail::GpuStage> stage;
   if (gpu_decode || gpu_encode) {
-    stage = std::make_unique<detail::GpuStage>(
-        detail::GpuStageSetup{.devices = eo.devices, .lanes = lanes, .decode = gpu_decode, .encode = gpu_encode,
-                              .group = summary.group},
-        summary.files, o);
-    summary.codecs = stage->describe();
+    try {
+      stage = std::make_unique<detail::GpuStage>(
+          detail::GpuStageSetup{.devices = eo.devices, .lanes = lanes, .decode = gpu_decode, .encode = gpu_encode,
+                                .group = summary.group, .stop_start = all_taken},
+          summary.files, o);
+      summary.codecs = stage->describe();
+    } catch (const detail::StartStopped&) {
+      stop_gpu();
+    }
   }
 #endif
   summary.codecs_ready_ms = since_call();
+  if (backend == pipeline::Backend::gpu && all_taken()) stop_gpu();
+  if (backend == pipeline::Backend::host && eo.backend == pipeline::Backend::gpu) {
+    // The stopped GPU start's place: a host engine, made at once, for the files none took.
+    eo.backend = backend;
+    eo.devices.clear();  // on the host backend a device list means simulated devices
+    summary.decode = summary.encode = resolved(false);
+    summary.group = 1;
+  }
+#if defined(STREAMPIPE_HAVE_NVJPEG)
+  // Made but not used when the start was stopped after it (released with the run).
+  detail::GpuStage* const gpu_stage = eo.backend == pipeline::Backend::gpu ? stage.get() : nullptr;
+#endif
   // Without the GPU stage an item is one file: item_file[item] is its index.
   std::vector<std::size_t> item_file(jobs.size());
   const auto files_of = [&](std::size_t item) -> detail::FileRange {
 #if defined(STREAMPIPE_HAVE_NVJPEG)
-    if (stage) return stage->files_of(item);
+    if (gpu_stage) return gpu_stage->files_of(item);
 #endif
     return {item_file.at(item), 1};
   };
@@ -243,7 +283,7 @@ RunSummary convert(std::span<const Job> jobs, const Options& o) {
     }
   };
 #if defined(STREAMPIPE_HAVE_NVJPEG)
-  pipeline::Engine engine(stage ? stage->operation() : ops::gray_operation(), eo);
+  pipeline::Engine engine(gpu_stage ? gpu_stage->operation() : ops::gray_operation(), eo);
 #else
   pipeline::Engine engine(ops::gray_operation(), eo);
 #endif
@@ -271,8 +311,8 @@ RunSummary convert(std::span<const Job> jobs, const Options& o) {
   const std::size_t per_item = summary.group;
   while (const auto files = cursor.claim(per_item)) {
 #if defined(STREAMPIPE_HAVE_NVJPEG)
-    if (stage) {
-      (void)engine.submit(stage->item(items++, *files, overwrite));
+    if (gpu_stage) {
+      (void)engine.submit(gpu_stage->item(items++, *files, overwrite));
       continue;
     }
 #endif

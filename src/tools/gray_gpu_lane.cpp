@@ -77,6 +77,10 @@ void GpuStage::Impl::run_lane(const pipeline::Batch& b) {
     rgb_bytes = align_up(rgb_bytes + std::size_t{f.width} * f.height * 3);
   }
   if (rgb_bytes > 0) reserve_rgb(lane, device, rgb_bytes, stream);
+  // A state is reused only once the GPU has finished its last decode: refilling it earlier
+  // gave other files' pixels and hung nvJPEG's JPEG engines (the lane enqueues the next
+  // group while the last is still on the stream).
+  if (lane.decoded) lane.decoded->synchronize();
 
   // Which JPEGs go to the engines, which one by one, and which nvJPEG refuses (and why).
   std::vector<io::GpuJpegTarget> engine_batch;
@@ -139,6 +143,8 @@ void GpuStage::Impl::run_lane(const pipeline::Batch& b) {
     }
   }
 
+  if (!lane.decoded) lane.decoded.emplace(device, EventTiming::disabled);
+  lane.decoded->record(stream);
   for (std::size_t k = 0; k < count; ++k) {
     const FileResult& f = files[first + k];
     const Ticket& t = tickets[first + k];

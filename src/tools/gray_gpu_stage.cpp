@@ -27,11 +27,16 @@ GpuStage::Impl::Impl(const GpuStageSetup& s, std::span<FileResult> f, const Opti
     : setup(s), files(f), options(o), tickets(f.size()), items(f.size()) {
   if (setup.group == 0 || setup.lanes <= 0 || setup.devices.empty())
     throw std::invalid_argument("gray's GPU stage needs a device, lanes and a group size");
+  const auto go_on = [this] {
+    if (setup.stop_start && setup.stop_start()) throw StartStopped();
+  };
   for (const int d : setup.devices) {
     const Device device(d);
     DeviceCodecs codecs;
+    go_on();
     codecs.general = std::make_unique<io::GpuJpegDecoder>(device);
     if (setup.decode) {
+      go_on();
       try {
         codecs.engines = std::make_unique<io::GpuJpegDecoder>(device, io::GpuJpegBackend::hardware);
         if (codecs.engines->hardware_engines() == 0) codecs.engines.reset();
@@ -45,7 +50,9 @@ GpuStage::Impl::Impl(const GpuStageSetup& s, std::span<FileResult> f, const Opti
   for (std::size_t l = 0; l < lanes.size(); ++l) {
     const DeviceCodecs& codecs = devices[l / static_cast<std::size_t>(setup.lanes)];
     if (!setup.decode) continue;
+    go_on();
     lanes[l].single = std::make_unique<io::GpuJpegState>(*codecs.general);
+    go_on();
     if (codecs.engines) lanes[l].batched = std::make_unique<io::GpuJpegBatchState>(*codecs.engines);
   }
 }
@@ -156,6 +163,9 @@ pipeline::Operation GpuStage::operation() {
   op.name = impl_->setup.encode ? "nvJPEG decode + luma + nvJPEG encode" : "nvJPEG decode + luma";
   if (!impl_->setup.decode) op.name = "luma + nvJPEG encode";
   op.device = [impl = impl_.get()](const pipeline::Batch& b) { impl->run_lane(b); };
+  // nvJPEG reads each JPEG from the pinned staging (Ticket::host), on the stream for the JPEG
+  // engines: the engine keeps it until the group's work is done.
+  op.reads_staged_input = impl_->setup.decode;
   op.host = [](const pipeline::Batch&) { throw std::logic_error("gray's nvJPEG stage runs on the GPU backend only"); };
   return op;
 }

@@ -22,6 +22,8 @@
 #include "streampipe/tools/gray.hpp"
 
 #include <cstddef>
+#include <exception>
+#include <functional>
 #include <memory>
 #include <span>
 #include <string>
@@ -35,12 +37,20 @@ struct GpuStageSetup {
   bool decode = true;        // nvJPEG decodes the JPEGs it takes (else every file on the host)
   bool encode = false;       // JPEG outputs encoded by nvJPEG
   std::size_t group = 16;    // most files per engine item
+  // Asked before each nvJPEG handle and lane state is made (each takes 0.05-0.3 s): once it
+  // says true, the set-up stops and the constructor throws StartStopped.
+  std::function<bool()> stop_start;
+};
+
+// The set-up was stopped (GpuStageSetup::stop_start); what it had made is released.
+struct StartStopped : std::exception {
+  [[nodiscard]] const char* what() const noexcept override { return "gray's GPU stage: set-up stopped"; }
 };
 
 class GpuStage {
  public:
   // `files` is the run's results in job order; `options` the run's. Throws NvjpegError when a
-  // device's nvJPEG cannot be set up.
+  // device's nvJPEG cannot be set up, StartStopped when the setup's stop_start said so.
   GpuStage(const GpuStageSetup& setup, std::span<FileResult> files, const Options& options);
   ~GpuStage();
   GpuStage(const GpuStage&) = delete;

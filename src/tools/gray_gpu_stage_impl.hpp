@@ -44,6 +44,9 @@ struct LaneCodecs {
   DeviceBuffer<std::uint8_t> rgb;                    // the group's decoded JPEGs
   PinnedBuffer<std::uint8_t> host_rgb;               // a file nvJPEG refused, decoded on the host
   std::optional<Event> uploaded;                     // the last upload from host_rgb has finished
+  // The lane's last group has been decoded: nvJPEG's states hold that group's bitstreams and
+  // buffers until then, so the next group's decode on them waits for it.
+  std::optional<Event> decoded;
 };
 
 struct GpuStage::Impl {

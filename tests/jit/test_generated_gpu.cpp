@@ -30,6 +30,9 @@ DeviceBuffer<T> upload(const Device& gpu, const std::vector<T>& h, std::size_t p
   DeviceBuffer<T> d(gpu, h.size() + pad);
   SP_CUDA_CHECK(cudaMemset(d.data(), 0xff, d.bytes()));
   if (!h.empty()) SP_CUDA_CHECK(cudaMemcpy(d.data() + pad, h.data(), h.size() * sizeof(T), cudaMemcpyHostToDevice));
+  // From pageable memory cudaMemcpy may return before its last DMA lands, and the tests'
+  // kernels run on non-blocking streams, which do not wait for the legacy stream.
+  SP_CUDA_CHECK(cudaDeviceSynchronize());
   return d;
 }
 template <typename T>

@@ -108,5 +108,28 @@ TEST(GrayGpu, HostStartHandsTheRestToTheGpu) {
   }
 }
 
+// Backend::automatic: once the host threads have taken every file, the GPU's start stops at
+// its next step and the run ends on the host, saying so. One thread and 100 small files (the
+// least for which auto starts the GPU) are taken in milliseconds; CUDA's start takes longer.
+TEST(GrayGpu, AutomaticStopsTheGpuStartWhenTheHostTookEveryFile) {
+  SP_REQUIRE_GPU();
+  TempDir d;
+  std::vector<fs::path> files;
+  for (int i = 0; i < 100; ++i) {
+    files.push_back(d / ("in/f" + std::to_string(i) + ".png"));
+    write_png(files.back(), random_image(24, 16, 3, 8, static_cast<unsigned>(i)));
+  }
+  Options o;
+  o.threads = 1;
+  const auto jobs = jobs_for(files, d / "out");
+  const RunSummary s = convert(jobs, o);
+  ASSERT_EQ(s.ok, files.size());
+  EXPECT_EQ(s.host_start_files, files.size());
+  EXPECT_EQ(s.backend, "host");
+  EXPECT_NE(s.backend_note.find("before the GPU was ready: its start was stopped"), std::string::npos)
+      << s.backend_note;
+  for (const auto& j : jobs) expect_exact(j.input, j.output);
+}
+
 }  // namespace
 }  // namespace streampipe::tools::gray

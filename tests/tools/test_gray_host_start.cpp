@@ -199,5 +199,29 @@ TEST(GrayHostStart, RunConvertsEveryFileOnceEitherWay) {
   }
 }
 
+// Backend::automatic with host start keeps a run shorter than the GPU's start repays on the
+// host, without asking for a GPU at all, and says why; without host start it asks as before.
+TEST(GrayHostStart, AutomaticKeepsAShortRunOnTheHostAndSaysWhy) {
+  TempDir d;
+  std::vector<fs::path> files;
+  for (int i = 0; i < 5; ++i) {
+    files.push_back(d / ("in/f" + std::to_string(i) + ".png"));
+    write_png(files.back(), random_image(33, 17, 3, 8, static_cast<unsigned>(i)));
+  }
+  Options o;
+  o.threads = 2;  // 200 files would be needed for the GPU
+  const RunSummary s = convert(jobs_for(files, d / "out"), o);
+  ASSERT_EQ(s.ok, files.size());
+  EXPECT_EQ(s.backend, "host");
+  EXPECT_NE(s.backend_note.find("auto chose the host: 5 file(s) are fewer than the GPU's start repays (200, 100 per "
+                                "host thread)"),
+            std::string::npos)
+      << s.backend_note;
+  o.host_start = false;
+  const RunSummary t = convert(jobs_for(files, d / "out-b"), o);
+  ASSERT_EQ(t.ok, files.size());
+  EXPECT_EQ(t.backend_note.find("auto chose"), std::string::npos) << t.backend_note;
+}
+
 }  // namespace
 }  // namespace streampipe::tools::gray

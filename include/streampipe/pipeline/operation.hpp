@@ -72,6 +72,10 @@ struct Operation {
   std::function<void(const Batch&)> host;    // host backend: compute synchronously
   // Optional: the output size an input size must have; submit() rejects mismatched items.
   std::function<std::size_t(std::size_t in_bytes)> output_bytes;
+  // Set when `device` hands the host staging that `produce` filled to work that reads it later
+  // on the stream (nvJPEG takes host bitstreams): the staging is then kept until the batch's
+  // work has finished, not only its input copy.
+  bool reads_staged_input = false;
 };
 
 }  // namespace streampipe::pipeline

@@ -68,7 +68,9 @@ struct Options {
   int group = 0;
   // `threads` host threads convert whole files (decode, luma, encode, write) while the
   // engine starts, and stop taking files once it is ready. Not with Decode::gpu or
-  // Encode::gpu, which ask for every JPEG to go through nvJPEG.
+  // Encode::gpu, which ask for every JPEG to go through nvJPEG. With Backend::automatic it
+  // also keeps short runs (fewer than 100 files per thread) on the host, and stops the GPU's
+  // start once these threads have taken every file (RunSummary::backend_note says which).
   bool host_start = true;
   io::DecodeLimits limits;  // checked from each file's header before it is decoded
   // Called once per file as it finishes (from engine threads, one call at a time), with the
@@ -89,6 +91,9 @@ struct RunSummary {
   std::uint64_t pixels = 0;     // of the converted images
   double wall_ms = 0;           // first file taken to last file finished
   std::string backend;          // "gpu" or "host"
+  // Backend::automatic: why the run ended on the host although a GPU may be there (a short
+  // run, or host threads that took every file before the GPU was ready); else empty.
+  std::string backend_note;
   std::string device;           // the GPUs' names, or "host"
   std::string engine;           // Engine::describe()
   int threads = 0;              // host workers, as resolved
