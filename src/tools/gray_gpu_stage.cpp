@@ -13,7 +13,10 @@
 #include <fmt/format.h>
 
 #include <cstring>
+#include <exception>
 #include <stdexcept>
+#include <system_error>
+#include <thread>
 
 namespace streampipe::tools::gray::detail {
 namespace {
@@ -27,34 +30,72 @@ GpuStage::Impl::Impl(const GpuStageSetup& s, std::span<FileResult> f, const Opti
     : setup(s), files(f), options(o), tickets(f.size()), items(f.size()) {
   if (setup.group == 0 || setup.lanes <= 0 || setup.devices.empty())
     throw std::invalid_argument("gray's GPU stage needs a device, lanes and a group size");
+  devices.resize(setup.devices.size());
+  lanes.resize(devices.size() * static_cast<std::size_t>(setup.lanes));
+  // Each device's handles and states take 1-2 s and depend on no other device's: one thread
+  // per device sets them up, so that a set of GPUs starts about as soon as one.
+  std::vector<std::exception_ptr> errors(devices.size());
+  const auto set_up = [&](std::size_t position) noexcept {
+    try {
+      set_up_device(position);
+    } catch (...) {
+      errors[position] = std::current_exception();
+    }
+  };
+  if (devices.size() == 1) {
+    set_up(0);
+  } else {
+    std::vector<std::jthread> threads;
+    for (std::size_t p = 0; p < devices.size(); ++p) threads.emplace_back(set_up, p);
+  }
+  for (const auto& e : errors)
+    if (e) std::rethrow_exception(e);
+}
+
+void GpuStage::Impl::set_up_device(std::size_t position) {
   const auto go_on = [this] {
     if (setup.stop_start && setup.stop_start()) throw StartStopped();
   };
-  for (const int d : setup.devices) {
-    const Device device(d);
-    DeviceCodecs codecs;
-    go_on();
-    codecs.general = std::make_unique<io::GpuJpegDecoder>(device);
-    if (setup.decode) {
-      go_on();
-      try {
-        codecs.engines = std::make_unique<io::GpuJpegDecoder>(device, io::GpuJpegBackend::hardware);
-        if (codecs.engines->hardware_engines() == 0) codecs.engines.reset();
-      } catch (const io::NvjpegError&) {
-        codecs.engines.reset();  // no JPEG engines on this GPU: the general backend decodes everything
-      }
-    }
-    devices.push_back(std::move(codecs));
+  const Device device(setup.devices[position]);
+  DeviceCodecs& codecs = devices[position];
+  go_on();
+  codecs.general = std::make_unique<io::GpuJpegDecoder>(device);
+  if (!setup.decode) return;
+  go_on();
+  try {
+    codecs.engines = std::make_unique<io::GpuJpegDecoder>(device, io::GpuJpegBackend::hardware);
+    codecs.engine_count = codecs.engines->hardware_engines();
+    if (codecs.engine_count == 0) codecs.engines.reset();
+  } catch (const io::NvjpegError&) {
+    codecs.engines.reset();  // no JPEG engines on this GPU: the general backend decodes everything
+    codecs.engine_count = 0;
   }
-  lanes.resize(devices.size() * static_cast<std::size_t>(setup.lanes));
-  for (std::size_t l = 0; l < lanes.size(); ++l) {
-    const DeviceCodecs& codecs = devices[l / static_cast<std::size_t>(setup.lanes)];
-    if (!setup.decode) continue;
+  const auto per_device = static_cast<std::size_t>(setup.lanes);
+  for (std::size_t l = position * per_device; l < (position + 1) * per_device; ++l) {
     go_on();
     lanes[l].single = std::make_unique<io::GpuJpegState>(*codecs.general);
     go_on();
     if (codecs.engines) lanes[l].batched = std::make_unique<io::GpuJpegBatchState>(*codecs.engines);
   }
+}
+
+GpuStage::Impl::~Impl() {
+  // nvJPEG's tear-down takes 0.3-1 s per device: the devices in parallel, as at set-up.
+  const auto release = [this](std::size_t position) noexcept {
+    const auto per_device = static_cast<std::size_t>(setup.lanes);
+    for (std::size_t l = position * per_device; l < (position + 1) * per_device && l < lanes.size(); ++l)
+      lanes[l] = LaneCodecs{};
+    devices[position] = DeviceCodecs{};
+  };
+  if (devices.size() > 1) {
+    try {
+      std::vector<std::jthread> threads;
+      for (std::size_t p = 0; p < devices.size(); ++p) threads.emplace_back(release, p);
+    } catch (const std::system_error&) {
+      // No thread to be had: what the threads did not release is released below, in order.
+    }
+  }
+  for (std::size_t p = 0; p < devices.size(); ++p) release(p);
 }
 
 void GpuStage::Impl::produce(std::size_t item, pipeline::StagingInput& staging) {
@@ -173,7 +214,7 @@ pipeline::Operation GpuStage::operation() {
 std::string GpuStage::describe() const {
   const auto& codecs = impl_->devices.front();
   if (!impl_->setup.decode) return "nvJPEG encoder";
-  if (codecs.engines) return fmt::format("nvJPEG, {} JPEG engines", codecs.engines->hardware_engines());
+  if (codecs.engines) return fmt::format("nvJPEG, {} JPEG engines", codecs.engine_count);
   return "nvJPEG, no JPEG engines (general backend)";
 }
 

@@ -35,6 +35,7 @@ struct Ticket {
 struct DeviceCodecs {
   std::unique_ptr<io::GpuJpegDecoder> general;
   std::unique_ptr<io::GpuJpegDecoder> engines;
+  unsigned engine_count = 0;  // asked once: the first question takes a quarter of a second
 };
 
 struct LaneCodecs {
@@ -62,11 +63,17 @@ struct GpuStage::Impl {
   std::vector<FileRange> items;
 
   Impl(const GpuStageSetup& s, std::span<FileResult> f, const Options& o);
+  ~Impl();
+  Impl(const Impl&) = delete;
+  Impl& operator=(const Impl&) = delete;
 
   [[nodiscard]] FileRange files_of(std::size_t item) const { return items.at(item); }
   void produce(std::size_t item, pipeline::StagingInput& staging);
   void consume(std::size_t item, std::span<const std::byte> out, report::Overwrite overwrite);
   void run_lane(const pipeline::Batch& b);  // gray_gpu_lane.cpp
+
+ private:
+  void set_up_device(std::size_t position);  // its codecs and its lanes' states
 };
 
 }  // namespace streampipe::tools::gray::detail
