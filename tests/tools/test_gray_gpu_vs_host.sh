@@ -4,8 +4,9 @@
 # it (the whole command, start-up included): 200 generated 1920x1080 JPEGs (quality 90,
 # `bench gray --generate-only`), converted to PNG and to JPEG by `streampipe gray` with its
 # defaults and with --backend host, two rounds each, alternated; the defaults' best wall
-# clock must not exceed the host backend's best. Without a GPU the defaults run the host
-# backend: the test skips (exit 77, CTest's SKIP_RETURN_CODE), or fails when
+# clock must not exceed the host backend's best by more than the noise (10%). The defaults
+# take the host for a run this short (--backend auto's rule), so this guards that rule.
+# Without a GPU the test skips (exit 77, CTest's SKIP_RETURN_CODE), or fails when
 # STREAMPIPE_REQUIRE_GPU=1 (scripts/gpu-check), so a GPU run never passes by skipping.
 set -uo pipefail
 cli="${1:?usage: test_gray_gpu_vs_host.sh path/to/streampipe}"
@@ -44,9 +45,13 @@ for format in png jpeg; do
   best_gpu=0 best_host=0
   for round in 1 2; do
     for side in gpu host; do
-      if [[ $side == gpu ]]; then t=$(run_us out-gpu --format $format); else t=$(run_us out-host --format $format --backend host); fi
+      if [[ $side == gpu ]]; then
+        t=$(run_us out-gpu --format $format --json defaults.json)
+      else
+        t=$(run_us out-host --format $format --backend host)
+      fi
       if [[ $t -lt 0 ]]; then failures=$((failures + 1)); continue; fi
-      label="defaults (GPU)"
+      label="defaults ($(grep -o '"backend": "[a-z]*"' defaults.json | head -1 | cut -d'"' -f4))"
       [[ $side == host ]] && label="--backend host"
       echo "$format round $round: $label $(awk -v t="$t" 'BEGIN { printf "%.3f", t / 1e6 }') s"
       if [[ $side == gpu ]]; then
@@ -56,8 +61,10 @@ for format in png jpeg; do
       fi
     done
   done
-  if [[ $best_gpu -gt 0 && $best_host -gt 0 && $best_gpu -gt $best_host ]]; then
-    echo "FAIL: $format: the GPU's best wall clock ${best_gpu} us is worse than --backend host's ${best_host} us"
+  # Slower means beyond the noise: best-of-2 wall clocks of one command on the H100 machine
+  # differ by up to 5% (run21), so a margin of 10% over --backend host's best.
+  if [[ $best_gpu -gt 0 && $best_host -gt 0 && $((best_gpu * 10)) -gt $((best_host * 11)) ]]; then
+    echo "FAIL: $format: the defaults' best wall clock ${best_gpu} us is more than 10% over --backend host's ${best_host} us"
     failures=$((failures + 1))
   fi
 done
