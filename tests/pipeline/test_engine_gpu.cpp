@@ -264,6 +264,7 @@ TEST(EngineGpu, PageableInputThroughASmallStagingRingComesBackExactly) {
   }
   for (const std::size_t budget : {std::size_t{3} * n * 4, std::size_t{0}}) {
     auto o = gpu(8, 2);  // 16 slots
+    o.devices = {0};     // the budget is per device
     o.staging_bytes = budget;
     // 500 repeats (~10 ms per array) keep the device, not the host's staging, the slower
     // side, so slots wait on their lanes while holding their input. With 50 (~1 ms) the two

@@ -46,6 +46,7 @@ TEST(EngineStickyGpu, EveryItemResolvesOnceAndNothingHangsAfterAStickyError) {
   Engine* self = nullptr;
   EngineOptions o;
   o.backend = Backend::gpu;
+  o.devices = {0};  // one device: on a set, the others go on after GPU 0's sticky error
   o.lanes = 2;
   o.depth = 2;
   o.delivery = Delivery::in_order;
