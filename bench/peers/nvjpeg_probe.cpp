@@ -8,9 +8,7 @@
 // (identical bytes) and every encode's size against the first one's.
 //
 //   nvjpeg_probe [IMAGES=256] [ROUNDS=3]
-#include "plain_cuda.hpp"
-
-#include <nvjpeg.h>
+#include "plain_nvjpeg.hpp"
 
 #include <algorithm>
 #include <atomic>
@@ -19,15 +17,6 @@
 #include <cstring>
 #include <thread>
 #include <vector>
-
-#define NVJ(x)                                                                              \
-  do {                                                                                      \
-    nvjpegStatus_t s_ = (x);                                                                \
-    if (s_ != NVJPEG_STATUS_SUCCESS) {                                                      \
-      std::fprintf(stderr, "%s failed: nvJPEG status %d (%s:%d)\n", #x, int(s_), __FILE__, __LINE__); \
-      std::exit(1);                                                                         \
-    }                                                                                       \
-  } while (0)
 
 namespace {
 

@@ -8,23 +8,12 @@
 // device buffers from cudaMalloc, to see whether its own allocations are the cost.
 //
 //   nvjpeg_startup_probe FILE.jpg [malloc]
-#include "plain_cuda.hpp"
-
-#include <nvjpeg.h>
+#include "plain_nvjpeg.hpp"
 
 #include <cstring>
 #include <fstream>
 #include <iterator>
 #include <vector>
-
-#define NVJ(x)                                                                                          \
-  do {                                                                                                  \
-    nvjpegStatus_t s_ = (x);                                                                            \
-    if (s_ != NVJPEG_STATUS_SUCCESS) {                                                                  \
-      std::fprintf(stderr, "%s failed: nvJPEG status %d (%s:%d)\n", #x, int(s_), __FILE__, __LINE__); \
-      std::exit(1);                                                                                     \
-    }                                                                                                   \
-  } while (0)
 
 namespace {
 
