@@ -200,7 +200,8 @@ RunSummary convert(std::span<const Job> jobs, const Options& o) {
   const auto stop_gpu = [&] {
     backend = pipeline::Backend::host;
     summary.backend_note = fmt::format(
-        "the host threads took every file {:.2f} s after the first, before the GPU was ready: its start was stopped",
+        "the host threads took every file before the GPU was ready: its start was stopped {:.2f} s after the first "
+        "file was taken",
         std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
   };
   if (backend == pipeline::Backend::gpu && all_taken()) stop_gpu();
@@ -245,6 +246,7 @@ RunSummary convert(std::span<const Job> jobs, const Options& o) {
     eo.backend = backend;
     eo.devices.clear();  // on the host backend a device list means simulated devices
     summary.decode = summary.encode = resolved(false);
+    summary.codecs.clear();
     summary.group = 1;
   }
 #if defined(STREAMPIPE_HAVE_NVJPEG)
