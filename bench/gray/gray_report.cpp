@@ -40,7 +40,8 @@ std::string gray_time_table(const tools::gray::RunSummary& s) {
   row(gpu ? "device (H2D + kernel + D2H, all lanes)" : "lanes (copies + luma)", t.h2d_ms + t.compute_ms + t.d2h_ms,
       t.device_busy_ms);
   row("encode + atomic write (host workers)", t.encode_ms, t.encode_busy_ms);
-  row("  of which writing (temporary file, flush to disk, rename)", write_ms(s), -1);
+  row("  of which writing (temporary file, rename)", write_ms(s), -1);
+  table.add_row({"outputs flushed to disk after the last write", fmt::format("{:.1f}", s.sync_ms), "", "", ""});
   std::string text = table.str(fmt::format("where the time went in {:.1f} ms wall (summed: over all files and threads; "
                                            "busy: some worker or lane active)",
                                            t.wall_ms));
@@ -96,6 +97,7 @@ nlohmann::json gray_run_json(const tools::gray::RunSummary& s, bool files) {
                       {"bytes_out", s.bytes_out},
                       {"pixels", s.pixels},
                       {"wall_ms", s.wall_ms},
+                      {"sync_ms", s.sync_ms},
                       {"images_per_s", s.images_per_s()},
                       {"backend", s.backend},
                       {"backend_note", s.backend_note},

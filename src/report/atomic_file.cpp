@@ -60,7 +60,7 @@ void forget_temporary(const std::string& tmp) {
 }  // namespace
 
 void write_file_atomically(const std::filesystem::path& path, std::span<const std::byte> data,
-                           Overwrite overwrite) {
+                           Overwrite overwrite, Flush flush) {
   namespace fs = std::filesystem;
   if (overwrite == Overwrite::refuse && fs::exists(path))
     throw std::runtime_error(fmt::format("{} exists (use --force to overwrite)", path.string()));
@@ -80,6 +80,19 @@ void write_file_atomically(const std::filesystem::path& path, std::span<const st
     registry.temporaries.insert(tmp);
   }
 
+  // Flush::later: the blocks reserved now, so that delayed allocation cannot find the disk
+  // full after the rename. A file system that cannot reserve them syncs this file instead.
+  bool sync_now = flush == Flush::each_file;
+  if (!sync_now && !data.empty()) {
+    const int reserved = ::fallocate(fd, 0, 0, static_cast<off_t>(data.size())) == 0 ? 0 : errno;
+    if (reserved == EOPNOTSUPP || reserved == ENOSYS || reserved == EINVAL) {
+      sync_now = true;
+    } else if (reserved != 0) {
+      ::close(fd);
+      forget_temporary(tmp);
+      fail("cannot write", path, reserved);
+    }
+  }
   const auto* p = reinterpret_cast<const char*>(data.data());
   std::size_t left = data.size();
   while (left > 0) {
@@ -97,7 +110,7 @@ void write_file_atomically(const std::filesystem::path& path, std::span<const st
   // mkstemp creates 0600; give the output the permissions a plain open() would.
   (void)::fchmod(fd, 0666 & ~process_umask());
   // A full disk may only show here (delayed allocation), so both results count.
-  const int synced = ::fsync(fd) == 0 ? 0 : errno;
+  const int synced = !sync_now || ::fsync(fd) == 0 ? 0 : errno;
   const int closed = ::close(fd) == 0 ? 0 : errno;
   if (synced != 0 || closed != 0) {
     forget_temporary(tmp);
@@ -123,8 +136,16 @@ void write_file_atomically(const std::filesystem::path& path, std::span<const st
 }
 
 void write_file_atomically(const std::filesystem::path& path, std::string_view text,
-                           Overwrite overwrite) {
-  write_file_atomically(path, std::as_bytes(std::span(text.data(), text.size())), overwrite);
+                           Overwrite overwrite, Flush flush) {
+  write_file_atomically(path, std::as_bytes(std::span(text.data(), text.size())), overwrite, flush);
+}
+
+void sync_file_system(const std::filesystem::path& directory) {
+  const int fd = ::open(directory.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) fail("cannot open", directory, errno);
+  const int synced = ::syncfs(fd) == 0 ? 0 : errno;
+  ::close(fd);
+  if (synced != 0) fail("cannot write to disk the files under", directory, synced);
 }
 
 std::size_t abandon_writes_in_progress() noexcept {

@@ -7,6 +7,7 @@
 #include <chrono>
 #include <cstring>
 #include <exception>
+#include <map>
 #include <fcntl.h>
 #include <stdexcept>
 #include <sys/stat.h>
@@ -64,9 +65,40 @@ io::Image read_and_decode(FileResult& file, const Options& options) {
 
 void write_output(FileResult& file, std::span<const std::byte> data, report::Overwrite overwrite) {
   const auto start = std::chrono::steady_clock::now();
-  report::write_file_atomically(file.output, data, overwrite);
+  report::write_file_atomically(file.output, data, overwrite, report::Flush::later);
   file.write_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   file.bytes_out = data.size();
+}
+
+void sync_outputs(std::span<FileResult> files) {
+  // One directory per file system: syncfs writes all of that file system's dirty files.
+  std::map<dev_t, std::filesystem::path> file_systems;
+  std::vector<dev_t> device_of(files.size());
+  for (std::size_t i = 0; i < files.size(); ++i) {
+    if (!files[i].ok) continue;
+    const std::filesystem::path dir =
+        files[i].output.has_parent_path() ? files[i].output.parent_path() : std::filesystem::path(".");
+    struct stat st {};
+    if (::stat(dir.c_str(), &st) != 0) {
+      files[i].ok = false;
+      files[i].error = file_error(files[i].input, fmt::format("written, but {} cannot be read to flush it to disk: {}",
+                                                              dir.string(), std::strerror(errno)));
+      continue;
+    }
+    device_of[i] = st.st_dev;
+    file_systems.emplace(st.st_dev, dir);
+  }
+  for (const auto& [device, dir] : file_systems) {
+    try {
+      report::sync_file_system(dir);
+    } catch (const std::exception& e) {
+      for (std::size_t i = 0; i < files.size(); ++i)
+        if (files[i].ok && device_of[i] == device) {
+          files[i].ok = false;
+          files[i].error = file_error(files[i].input, fmt::format("written, but not to disk: {}", e.what()));
+        }
+    }
+  }
 }
 
 std::vector<std::byte> encode_output(const FileResult& file, std::span<const std::uint8_t> gray,

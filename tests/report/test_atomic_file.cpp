@@ -109,5 +109,32 @@ TEST_F(AtomicFile, PathThatIsADirectoryFails) {
   EXPECT_THROW(write_file_atomically(dir_ / "d", "data"), std::runtime_error);
 }
 
+// Flush::later reserves the blocks and leaves the fsync to one sync_file_system() after the
+// last write: the content and the refusal rules are those of Flush::each_file.
+TEST_F(AtomicFile, LaterFlushWritesTheSameAndOneSyncPutsThemOnDisk) {
+  const std::string big(3 << 20, 'z');
+  for (const char* name : {"f0", "f1", "f2"})
+    write_file_atomically(dir_ / name, name[1] == '1' ? std::string_view(big) : std::string_view("x"),
+                          Overwrite::refuse, Flush::later);
+  write_file_atomically(dir_ / "empty", std::string_view(), Overwrite::refuse, Flush::later);
+  EXPECT_EQ(read(dir_ / "f0"), "x");
+  EXPECT_EQ(read(dir_ / "f1"), big);
+  EXPECT_EQ(fs::file_size(dir_ / "empty"), 0u);
+  EXPECT_THROW(write_file_atomically(dir_ / "f0", "y", Overwrite::refuse, Flush::later), std::runtime_error);
+  EXPECT_NO_THROW(sync_file_system(dir_));
+  int entries = 0;
+  for ([[maybe_unused]] const auto& e : fs::directory_iterator(dir_)) ++entries;
+  EXPECT_EQ(entries, 4);  // no temporary file left
+}
+
+TEST_F(AtomicFile, SyncOfAMissingDirectoryIsANamedError) {
+  try {
+    sync_file_system(dir_ / "not-there");
+    FAIL();
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("not-there"), std::string::npos) << e.what();
+  }
+}
+
 }  // namespace
 }  // namespace streampipe::report

@@ -89,7 +89,8 @@ struct RunSummary {
   std::uint64_t bytes_in = 0;   // file bytes of the inputs that were read
   std::uint64_t bytes_out = 0;  // file bytes written
   std::uint64_t pixels = 0;     // of the converted images
-  double wall_ms = 0;           // first file taken to last file finished
+  double wall_ms = 0;           // first file taken to last file finished and flushed to disk
+  double sync_ms = 0;           // ... of which the outputs flushed to disk after the last write
   std::string backend;          // "gpu" or "host"
   // Backend::automatic: why the run ended on the host although a GPU may be there (a short
   // run, or host threads that took every file before the GPU was ready); else empty.
