@@ -314,7 +314,11 @@ Command add_gray(CLI::App& parent) {
   sub->add_option("--max-pixels", o->max_pixels,
                   "refuse images larger than this many pixels, checked from the header before decoding (0: no limit)")
       ->capture_default_str();
-  sub->add_option("--backend", o->backend, "auto (GPU if present), gpu, or host")->capture_default_str();
+  sub->add_option("--backend", o->backend,
+                  "auto (the GPU if present; with host start, only for a run of at least 100 files per --threads "
+                  "thread, which repays the GPU's start, and the run ends on the host if the host-start threads took "
+                  "every file before the GPU was ready; the summary says which), gpu, or host")
+      ->capture_default_str();
   add_devices_option(*sub, o->devices,
                      "the GPUs the files are spread over: each file goes to the GPU expected to finish it first "
                      "(e.g. --devices 0,2); with --backend host, simulated devices");
