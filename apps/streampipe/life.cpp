@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // `streampipe life`: Conway's Life on a torus. Random boards or pattern files (.rle,
-// .cells) placed at an offset; one of three GPU kernels, several universes at once on
-// their own streams, or the host backend without a GPU. Outputs: population per
+// .cells) placed at an offset; one of three GPU kernels, several universes at once (each
+// GPU's in one batch), or the host backend without a GPU. Outputs: population per
 // generation (CSV or JSON), PNG snapshots (numbered frames: the animation), a live view.
 
 #include "commands.hpp"
@@ -21,9 +21,9 @@
 #include "streampipe/report/host_info.hpp"
 #include "streampipe/report/table.hpp"
 #include "streampipe/tools/life.hpp"
+#include "streampipe/tools/life_dealt.hpp"
 #include "streampipe/tools/life_image.hpp"
 #include "streampipe/tools/life_pattern.hpp"
-#include "streampipe/tools/life_universe.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
@@ -34,7 +34,6 @@
 #include <cstring>
 #include <cstdio>
 #include <filesystem>
-#include <memory>
 #include <optional>
 #include <stdexcept>
 #include <sys/ioctl.h>
@@ -88,7 +87,6 @@ std::pair<std::uint32_t, std::uint32_t> parse_pair(const std::string& text, char
 
 struct Universe {
   Board host;                               // host backend, or the last downloaded state
-  std::unique_ptr<DeviceUniverse> device;   // GPU backend
   PopulationLog populations;
   int runs_on = -1;                         // the GPU (or simulated device) it is dealt to
 };
@@ -180,8 +178,16 @@ int run_life(const LifeOptions& o, const ReportOptions& report_options) {
   // Seeds and frame names follow a universe's place in the whole job (share.begin + k).
   std::vector<Universe> universes;
   for (std::size_t i = share.begin; i < share.end; ++i)
-    universes.push_back({Board{}, nullptr, PopulationLog(!o.population_path.empty()),
+    universes.push_back({Board{}, PopulationLog(!o.population_path.empty()),
                          dealt_to.empty() ? (ranks.several() ? ranks.info().rank : -1) : dealt_to[i % dealt_to.size()]});
+  // --report times one generation of one universe: that needs a stream per universe.
+  const bool timed = report_options.wanted();
+  const Layout layout = *kernel == Kernel::bit_packed && !timed ? Layout::batched : Layout::stream_each;
+  std::optional<DealtUniverses> on_gpus;
+  if (use_gpu && !universes.empty()) {
+    on_gpus.emplace(gpus, width, height, static_cast<std::uint32_t>(universes.size()), *kernel, layout);
+    if (o.rows_per_thread != 0 && *kernel == Kernel::bit_packed) on_gpus->set_rows_per_thread(o.rows_per_thread);
+  }
   for (std::size_t k = 0; k < universes.size(); ++k) {
     auto& u = universes[k];
     const std::size_t i = share.begin + k;
@@ -195,15 +201,14 @@ int run_life(const LifeOptions& o, const ReportOptions& report_options) {
       }
       if (pattern) place(u.host, *pattern, ox, oy);
     }
-    if (use_gpu) {
-      u.device = std::make_unique<DeviceUniverse>(gpus[i % gpus.size()], width, height, *kernel);
-      if (o.rows_per_thread != 0 && *kernel == Kernel::bit_packed) u.device->set_rows_per_thread(o.rows_per_thread);
+    if (on_gpus) {
+      const auto index = static_cast<std::uint32_t>(k);
       if (need_host_board)
-        u.device->upload(u.host);
+        on_gpus->upload(index, u.host);
       else
-        u.device->fill_random(seed, density);
-      u.populations.add(u.device->population());
-      if (o.snapshot_every > 0 || o.live) u.host = u.device->download();
+        on_gpus->fill_random(index, seed, density);
+      u.populations.add(on_gpus->population(index));
+      if (o.snapshot_every > 0 || o.live) u.host = on_gpus->download(index);
     } else {
       u.populations.add(u.host.population());
     }
@@ -218,10 +223,9 @@ int run_life(const LifeOptions& o, const ReportOptions& report_options) {
   std::uint64_t gpu_chunk_max = 65536;
   // --report: one query per generation of each universe. On the GPU each holds an event pair
   // until its chunk ends, so chunks are bounded (one stream synchronization per chunk).
-  const bool timed = report_options.wanted();
-  if (timed && use_gpu) {
+  if (timed && on_gpus) {
     gpu_chunk_max = std::max<std::uint64_t>(1, 65536 / std::max<std::size_t>(1, universes.size()));
-    for (auto& u : universes) u.device->time_steps(true);
+    on_gpus->time_steps(true);
   }
   std::vector<report::QueryRecord> queries;
   const auto t0 = std::chrono::steady_clock::now();
@@ -240,16 +244,18 @@ int run_life(const LifeOptions& o, const ReportOptions& report_options) {
   while (done < o.generations && !stop.stop_requested()) {
     std::uint64_t n = std::min(chunk, o.generations - done);
     if (o.snapshot_every > 0) n = std::min(n, o.snapshot_every - done % o.snapshot_every);  // bounded chunks
-    if (use_gpu) {
+    if (on_gpus) {
       n = std::min(n, gpu_chunk);
       const auto t_chunk = std::chrono::steady_clock::now();
-      // Every universe's chunk is enqueued before any is waited for: all streams, on every
-      // GPU, busy at once.
-      for (auto& u : universes) u.device->step(n, true);
-      for (auto& u : universes) {
-        u.populations.add(u.device->populations());
+      // Every GPU's chunk is enqueued before any is waited for: all of them busy at once.
+      on_gpus->step(n);
+      auto logs = on_gpus->populations();
+      std::vector<std::vector<DeviceUniverse::StepTiming>> timings;
+      if (timed) timings = on_gpus->step_timings();
+      for (std::size_t k = 0; k < universes.size(); ++k) {
+        universes[k].populations.add(logs[k]);
         if (timed)
-          for (const auto& t : u.device->step_timings()) {
+          for (const auto& t : timings[k]) {
             report::QueryRecord q;
             q.submit_ms = q.enqueue_begin_ms = t.enqueue_begin_ms - origin_ms;
             q.enqueue_end_ms = t.enqueue_end_ms - origin_ms;
@@ -280,7 +286,7 @@ int run_life(const LifeOptions& o, const ReportOptions& report_options) {
     if (snapshot || o.live)
       for (std::size_t k = 0; k < universes.size(); ++k) {
         auto& u = universes[k];
-        if (use_gpu && (snapshot || k == 0)) u.host = u.device->download();
+        if (on_gpus && (snapshot || k == 0)) u.host = on_gpus->download(static_cast<std::uint32_t>(k));
         if (snapshot) write_snapshot(frames, share.begin + k, done, u.host);
       }
     if (o.live) {
@@ -306,10 +312,10 @@ int run_life(const LifeOptions& o, const ReportOptions& report_options) {
   }
   std::string where = "host backend (CPU reference)";
   if (use_gpu)
-    where = fmt::format("{}, {} kernel",
+    where = fmt::format("{}, {} kernel{}",
                         gpus.size() == 1 ? "GPU " + gpu_names[0]
                                          : fmt::format("{} GPUs: {}", gpus.size(), fmt::join(gpu_names, ", ")),
-                        to_string(*kernel));
+                        to_string(*kernel), layout == Layout::batched ? ", one batch per GPU" : "");
   else if (choice.simulated)
     where += fmt::format(", universes dealt to {} simulated device(s)", choice.devices.size());
   if (interrupted && ranks.several()) return interrupt::status();  // every rank was sent the signal
@@ -379,6 +385,7 @@ int run_life(const LifeOptions& o, const ReportOptions& report_options) {
                         {"universes", results.size()},
                         {"backend", use_gpu ? "gpu" : "host"},
                         {"kernel", use_gpu ? std::string(to_string(*kernel)) : "host"},
+                        {"layout", !use_gpu ? "host" : layout == Layout::batched ? "batched" : "stream_each"},
                         {"device", use_gpu ? device_names : std::string("none")},
                         {"devices", nlohmann::json::array()},
                         {"universe_devices", nlohmann::json::array()},
@@ -416,7 +423,8 @@ Command add_life(CLI::App& parent) {
       "life",
       "Conway's Game of Life (B3/S23) on a torus. Start from a random board (--density, --seed) "
       "or a pattern file (.rle or .cells) placed at --offset; run on the GPU with the global-memory, "
-      "shared-memory or bit-packed kernel, several --universes at once on their own streams, or on "
+      "shared-memory or bit-packed kernel, several --universes at once (the bit-packed kernel steps each GPU's "
+      "universes in one batch; the others, and --report, one stream per universe), or on "
       "the host without a GPU. Writes populations per generation, numbered PNG frames, or draws "
       "live on the terminal.");
   auto o = std::make_shared<LifeOptions>();

@@ -48,14 +48,29 @@ unsigned UniverseBatch::generations_per_launch() const {
 }
 
 void UniverseBatch::fill_random(std::uint64_t first_seed, double density) {
+  for (std::uint32_t i = 0; i < count_; ++i) fill_random(i, first_seed + i, density);
+}
+
+void UniverseBatch::fill_random(std::uint32_t index, std::uint64_t seed, double density) {
+  std::uint64_t* dst = board(current_, index);
   const CurrentDeviceGuard on_device(device_);
   const std::uint64_t threshold = density_threshold(density);
   const std::uint64_t cells = std::uint64_t{width_} * height_;
   StreamOrderedBuffer<std::uint8_t> staging(stream_.ref(), cells);
-  for (std::uint32_t i = 0; i < count_; ++i) {
-    detail::fill_random_bytes(stream_.ref(), staging.data(), cells, first_seed + i, threshold);
-    detail::pack(stream_.ref(), staging.data(), board(current_, i), width_, height_);
-  }
+  detail::fill_random_bytes(stream_.ref(), staging.data(), cells, seed, threshold);
+  detail::pack(stream_.ref(), staging.data(), dst, width_, height_);
+}
+
+std::uint64_t UniverseBatch::population(std::uint32_t index) {
+  const std::uint64_t* src = board(current_, index);
+  const CurrentDeviceGuard on_device(device_);
+  StreamOrderedBuffer<unsigned long long> count(stream_.ref(), 1);
+  SP_CUDA_CHECK(cudaMemsetAsync(count.data(), 0, sizeof(unsigned long long), stream_.handle()));
+  detail::count_words(stream_.ref(), src, board_words_, count.data());
+  unsigned long long value = 0;
+  SP_CUDA_CHECK(cudaMemcpyAsync(&value, count.data(), sizeof(value), cudaMemcpyDeviceToHost, stream_.handle()));
+  stream_.synchronize();  // before `count` is freed on the stream and `value` is read
+  return value;
 }
 
 void UniverseBatch::upload(std::uint32_t index, const Board& board_in) {

@@ -24,6 +24,15 @@ done
 expect 0 "random universes" -- "$cli" life --size 100x77 -g 30 -u 2 --seed 5 --population rnd.csv
 expect 0 "random universes, host" -- "$cli" life --backend host --size 100x77 -g 30 -u 2 --seed 5 --population rnd-host.csv
 if ! cmp -s rnd.csv rnd-host.csv; then echo "FAIL: backends disagree on random universes"; failures=$((failures + 1)); fi
+# A pattern on a random background in 5 universes: batched (the default), a stream per
+# universe (--report), and the host all log the same populations.
+pat=(life --size 130x70 -p glider.rle --density 0.3 -g 25 -u 5 --seed 3)
+expect 0 "pattern universes" -- "$cli" "${pat[@]}" --population pat.csv --json pat.json
+expect 0 "pattern universes, timed" -- "$cli" "${pat[@]}" --population pat-timed.csv --report-json pat-report.json
+expect 0 "pattern universes, host" -- "$cli" "${pat[@]}" --backend host --population pat-host.csv
+for f in pat-timed.csv pat-host.csv; do
+  cmp -s pat.csv "$f" || { echo "FAIL: pat.csv and $f disagree"; failures=$((failures + 1)); }
+done
 expect 0 "snapshots" -- "$cli" life --size 20x20 -p glider.rle -g 8 --snapshot-every 4 -o frames --scale 3
 for g in 000000 000004 000008; do
   [[ "$(head -c 4 "frames/life-u0-g$g.png" | tail -c 3)" == "PNG" ]] || { echo "FAIL: frame $g"; failures=$((failures + 1)); }

@@ -33,6 +33,8 @@ class UniverseBatch {
   // Universe i becomes random_board(width, height, density, first_seed + i), filled on the
   // device (as DeviceUniverse::fill_random does for one).
   void fill_random(std::uint64_t first_seed, double density);
+  // Universe `index` alone becomes random_board(width, height, density, seed).
+  void fill_random(std::uint32_t index, std::uint64_t seed, double density);
   // Replaces universe `index` (the copy is complete when this returns). Throws
   // std::out_of_range for an index past count(), std::invalid_argument for another size.
   void upload(std::uint32_t index, const Board& board);
@@ -41,6 +43,8 @@ class UniverseBatch {
   void step(std::uint64_t generations, bool record_population = false);
   // Waits; [i] holds universe i's logged populations since the last call (then cleared).
   [[nodiscard]] std::vector<std::vector<std::uint64_t>> populations();
+  // Waits and returns universe `index`'s live cells now (std::out_of_range past count()).
+  [[nodiscard]] std::uint64_t population(std::uint32_t index);
   // Waits and returns universe `index` (std::out_of_range past count()).
   [[nodiscard]] Board download(std::uint32_t index);
   void synchronize() const { stream_.synchronize(); }
