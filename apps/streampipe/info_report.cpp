@@ -47,9 +47,10 @@ int run_info(const InfoOptions& o, const Outputs& out, nlohmann::json* json_out)
   const auto host = report::describe_host();
   nlohmann::json j;
   j["host"] = host;
-  out.print("host: {} | {} | {} cores | {:.1f} GiB | CUDA runtime {} | driver {}\n", host.hostname,
+  out.print("host: {} | {} | {} cores | {:.1f} GiB | CUDA runtime {} | driver {} (CUDA {})\n", host.hostname,
             host.cpu_model, host.cores, host.memory_gib,
             report::format_cuda_version(host.cuda_runtime_version),
+            host.nvidia_driver.empty() ? std::string("none") : host.nvidia_driver,
             report::format_cuda_version(host.cuda_driver_version));
   j["devices"] = nlohmann::json::array();
 

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include <array>
+#include <atomic>
 #include <cstdlib>
 #include <fstream>
 #include <memory>
@@ -15,8 +16,11 @@
 namespace streampipe {
 namespace {
 
+std::atomic<bool> started{false};
+
 cudaError_t query_count(int& n) noexcept {
   request_hardware_queues();
+  started.store(true, std::memory_order_relaxed);
   n = 0;
   const cudaError_t status = cudaGetDeviceCount(&n);
   if (status != cudaSuccess) {
@@ -54,6 +58,8 @@ int to_int(const std::string& s) {
 }
 
 }  // namespace
+
+bool cuda_started() noexcept { return started.load(std::memory_order_relaxed); }
 
 void request_hardware_queues() noexcept {
   // Streams share CUDA_DEVICE_MAX_CONNECTIONS hardware queues (8 by default); more lanes

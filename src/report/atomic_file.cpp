@@ -3,14 +3,20 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <cstring>
 #include <fcntl.h>
 #include <fstream>
+#include <map>
 #include <mutex>
 #include <set>
 #include <stdexcept>
 #include <string>
+#include <system_error>
+#include <thread>
+#include <vector>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -109,6 +115,9 @@ void write_file_atomically(const std::filesystem::path& path, std::span<const st
   }
   // mkstemp creates 0600; give the output the permissions a plain open() would.
   (void)::fchmod(fd, 0666 & ~process_umask());
+  // Flush::later: the write-back starts now, on the disk's time, not the caller's; an error
+  // in it shows in sync_files().
+  if (!sync_now && !data.empty()) (void)::sync_file_range(fd, 0, 0, SYNC_FILE_RANGE_WRITE);
   // A full disk may only show here (delayed allocation), so both results count.
   const int synced = !sync_now || ::fsync(fd) == 0 ? 0 : errno;
   const int closed = ::close(fd) == 0 ? 0 : errno;
@@ -140,12 +149,53 @@ void write_file_atomically(const std::filesystem::path& path, std::string_view t
   write_file_atomically(path, std::as_bytes(std::span(text.data(), text.size())), overwrite, flush);
 }
 
-void sync_file_system(const std::filesystem::path& directory) {
-  const int fd = ::open(directory.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (fd < 0) fail("cannot open", directory, errno);
-  const int synced = ::syncfs(fd) == 0 ? 0 : errno;
+namespace {
+
+// errno of opening `path` and fsync'ing it, 0 when both succeeded.
+int fsync_path(const std::filesystem::path& path, int flags) {
+  const int fd = ::open(path.c_str(), flags | O_CLOEXEC);
+  if (fd < 0) return errno;
+  const int synced = ::fsync(fd) == 0 ? 0 : errno;
   ::close(fd);
-  if (synced != 0) fail("cannot write to disk the files under", directory, synced);
+  return synced;
+}
+
+// body(i) for every i < n, on up to `threads` threads (this one among them).
+template <typename Body>
+void for_each_index(std::size_t n, unsigned threads, const Body& body) {
+  std::atomic<std::size_t> next{0};
+  const auto work = [&] {
+    for (std::size_t i; (i = next.fetch_add(1)) < n;) body(i);
+  };
+  std::vector<std::jthread> helpers;
+  const std::size_t extra = std::min<std::size_t>(std::max(threads, 1u), n) - (n > 0 ? 1 : 0);
+  for (std::size_t t = 0; t < extra; ++t) helpers.emplace_back(work);
+  work();
+}
+
+std::string reason(int err) { return std::error_code(err, std::system_category()).message(); }
+
+}  // namespace
+
+std::vector<std::string> sync_files(std::span<const std::filesystem::path> files, unsigned threads) {
+  std::vector<std::string> errors(files.size());
+  for_each_index(files.size(), threads, [&](std::size_t i) {
+    if (const int err = fsync_path(files[i], O_RDONLY))
+      errors[i] = fmt::format("cannot write {} to disk: {}", files[i].string(), reason(err));
+  });
+  // A rename is on disk once its folder is.
+  std::map<std::filesystem::path, std::vector<std::size_t>> folders;
+  for (std::size_t i = 0; i < files.size(); ++i)
+    if (errors[i].empty()) folders[files[i].has_parent_path() ? files[i].parent_path() : "."].push_back(i);
+  std::vector<const std::pair<const std::filesystem::path, std::vector<std::size_t>>*> list;
+  for (const auto& f : folders) list.push_back(&f);
+  for_each_index(list.size(), threads, [&](std::size_t k) {
+    const auto& [folder, members] = *list[k];
+    if (const int err = fsync_path(folder, O_RDONLY | O_DIRECTORY))
+      for (const std::size_t i : members)
+        errors[i] = fmt::format("cannot write the folder {} to disk: {}", folder.string(), reason(err));
+  });
+  return errors;
 }
 
 std::size_t abandon_writes_in_progress() noexcept {

@@ -10,7 +10,9 @@
 #include <sched.h>
 
 #include <algorithm>
+#include <cctype>
 #include <fstream>
+#include <sstream>
 #include <thread>
 #include <unistd.h>
 
@@ -40,13 +42,29 @@ HostInfo describe_host() {
   std::string key;
   double kib = 0;
   if (mem >> key >> kib && key == "MemTotal:") h.memory_gib = kib / (1024.0 * 1024.0);
-  request_hardware_queues();  // cudaDriverGetVersion initializes the driver
-  (void)cudaRuntimeGetVersion(&h.cuda_runtime_version);
-  if (cudaDriverGetVersion(&h.cuda_driver_version) != cudaSuccess) h.cuda_driver_version = 0;
+  std::ifstream module("/proc/driver/nvidia/version");
+  std::string first_line;
+  if (module) std::getline(module, first_line);
+  h.nvidia_driver = nvidia_driver_from(first_line);
+  h.cuda_runtime_version = CUDART_VERSION;  // what streampipe was built with; asking would start CUDA
+  h.cuda_driver_version = HostInfo::kNotAsked;
+  if (cuda_started() && cudaDriverGetVersion(&h.cuda_driver_version) != cudaSuccess) h.cuda_driver_version = 0;
   return h;
 }
 
+std::string nvidia_driver_from(const std::string& text) {
+  std::istringstream words(text.substr(0, text.find('\n')));
+  for (std::string w; words >> w;) {
+    const bool version = !w.empty() && std::isdigit(static_cast<unsigned char>(w.front())) &&
+                         std::isdigit(static_cast<unsigned char>(w.back())) && w.find('.') != std::string::npos &&
+                         w.find_first_not_of("0123456789.") == std::string::npos;
+    if (version) return w;
+  }
+  return {};
+}
+
 std::string format_cuda_version(int version) {
+  if (version == HostInfo::kNotAsked) return "not asked";
   if (version <= 0) return "none";
   return fmt::format("{}.{}", version / 1000, (version % 1000) / 10);
 }
@@ -57,7 +75,8 @@ void to_json(nlohmann::json& j, const HostInfo& h) {
                      {"cores", h.cores},
                      {"memory_gib", h.memory_gib},
                      {"cuda_runtime", format_cuda_version(h.cuda_runtime_version)},
-                     {"cuda_driver", format_cuda_version(h.cuda_driver_version)}};
+                     {"cuda_driver", format_cuda_version(h.cuda_driver_version)},
+                     {"nvidia_driver", h.nvidia_driver.empty() ? std::string("none") : h.nvidia_driver}};
 }
 
 }  // namespace streampipe::report

@@ -7,7 +7,6 @@
 #include <chrono>
 #include <cstring>
 #include <exception>
-#include <map>
 #include <fcntl.h>
 #include <stdexcept>
 #include <sys/stat.h>
@@ -70,35 +69,21 @@ void write_output(FileResult& file, std::span<const std::byte> data, report::Ove
   file.bytes_out = data.size();
 }
 
-void sync_outputs(std::span<FileResult> files) {
-  // One directory per file system: syncfs writes all of that file system's dirty files.
-  std::map<dev_t, std::filesystem::path> file_systems;
-  std::vector<dev_t> device_of(files.size());
-  for (std::size_t i = 0; i < files.size(); ++i) {
-    if (!files[i].ok) continue;
-    const std::filesystem::path dir =
-        files[i].output.has_parent_path() ? files[i].output.parent_path() : std::filesystem::path(".");
-    struct stat st {};
-    if (::stat(dir.c_str(), &st) != 0) {
-      files[i].ok = false;
-      files[i].error = file_error(files[i].input, fmt::format("written, but {} cannot be read to flush it to disk: {}",
-                                                              dir.string(), std::strerror(errno)));
-      continue;
+void sync_outputs(std::span<FileResult> files, unsigned threads) {
+  std::vector<std::size_t> written;
+  std::vector<std::filesystem::path> paths;
+  for (std::size_t i = 0; i < files.size(); ++i)
+    if (files[i].ok) {
+      written.push_back(i);
+      paths.push_back(files[i].output);
     }
-    device_of[i] = st.st_dev;
-    file_systems.emplace(st.st_dev, dir);
-  }
-  for (const auto& [device, dir] : file_systems) {
-    try {
-      report::sync_file_system(dir);
-    } catch (const std::exception& e) {
-      for (std::size_t i = 0; i < files.size(); ++i)
-        if (files[i].ok && device_of[i] == device) {
-          files[i].ok = false;
-          files[i].error = file_error(files[i].input, fmt::format("written, but not to disk: {}", e.what()));
-        }
+  const std::vector<std::string> errors = report::sync_files(paths, threads);
+  for (std::size_t k = 0; k < written.size(); ++k)
+    if (!errors[k].empty()) {
+      FileResult& f = files[written[k]];
+      f.ok = false;
+      f.error = file_error(f.input, fmt::format("written, but not to disk: {}", errors[k]));
     }
-  }
 }
 
 std::vector<std::byte> encode_output(const FileResult& file, std::span<const std::uint8_t> gray,

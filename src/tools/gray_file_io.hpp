@@ -27,13 +27,13 @@ namespace streampipe::tools::gray::detail {
 [[nodiscard]] io::Image read_and_decode(FileResult& file, const Options& options);
 
 // Writes `data` as `file`'s output atomically (report::write_file_atomically, its blocks
-// reserved, flushed to disk later by sync_outputs) and fills in its bytes_out and write_ms.
+// reserved and its write-back started; flushed by sync_outputs) and fills in its bytes_out and write_ms.
 // Throws what the write throws.
 void write_output(FileResult& file, std::span<const std::byte> data, report::Overwrite overwrite);
 
-// Flushes the written outputs of `files` to disk, one syncfs per file system they are on.
-// A file system that fails it fails its files (ok false, the error naming the reason).
-void sync_outputs(std::span<FileResult> files);
+// Flushes the written outputs of `files` to disk (report::sync_files on `threads` threads).
+// An output that cannot be flushed fails its file (ok false, the error naming the reason).
+void sync_outputs(std::span<FileResult> files, unsigned threads);
 
 // The gray image of `file` (its width x height bytes) as the output file Options asks for.
 [[nodiscard]] std::vector<std::byte> encode_output(const FileResult& file, std::span<const std::uint8_t> gray,

@@ -109,31 +109,41 @@ TEST_F(AtomicFile, PathThatIsADirectoryFails) {
   EXPECT_THROW(write_file_atomically(dir_ / "d", "data"), std::runtime_error);
 }
 
-// Flush::later reserves the blocks and leaves the fsync to one sync_file_system() after the
-// last write: the content and the refusal rules are those of Flush::each_file.
-TEST_F(AtomicFile, LaterFlushWritesTheSameAndOneSyncPutsThemOnDisk) {
+// Flush::later reserves the blocks and starts the write-back, leaving the fsync to
+// sync_files() after the last write: the content and the refusal rules are those of
+// Flush::each_file.
+TEST_F(AtomicFile, LaterFlushWritesTheSameAndSyncFilesPutsThemOnDisk) {
   const std::string big(3 << 20, 'z');
-  for (const char* name : {"f0", "f1", "f2"})
-    write_file_atomically(dir_ / name, name[1] == '1' ? std::string_view(big) : std::string_view("x"),
+  std::vector<fs::path> written;
+  for (const char* name : {"f0", "f1", "f2"}) {
+    written.push_back(dir_ / (name[1] == '2' ? "sub" : "") / name);
+    write_file_atomically(written.back(), name[1] == '1' ? std::string_view(big) : std::string_view("x"),
                           Overwrite::refuse, Flush::later);
-  write_file_atomically(dir_ / "empty", std::string_view(), Overwrite::refuse, Flush::later);
+  }
+  written.push_back(dir_ / "empty");
+  write_file_atomically(written.back(), std::string_view(), Overwrite::refuse, Flush::later);
   EXPECT_EQ(read(dir_ / "f0"), "x");
   EXPECT_EQ(read(dir_ / "f1"), big);
   EXPECT_EQ(fs::file_size(dir_ / "empty"), 0u);
   EXPECT_THROW(write_file_atomically(dir_ / "f0", "y", Overwrite::refuse, Flush::later), std::runtime_error);
-  EXPECT_NO_THROW(sync_file_system(dir_));
+  for (const unsigned threads : {1u, 8u}) {
+    const auto errors = sync_files(written, threads);
+    ASSERT_EQ(errors.size(), written.size());
+    for (const auto& e : errors) EXPECT_EQ(e, "");
+  }
   int entries = 0;
   for ([[maybe_unused]] const auto& e : fs::directory_iterator(dir_)) ++entries;
-  EXPECT_EQ(entries, 4);  // no temporary file left
+  EXPECT_EQ(entries, 4);  // f0, f1, empty and sub: no temporary file left
+  EXPECT_TRUE(sync_files({}, 4).empty());
 }
 
-TEST_F(AtomicFile, SyncOfAMissingDirectoryIsANamedError) {
-  try {
-    sync_file_system(dir_ / "not-there");
-    FAIL();
-  } catch (const std::runtime_error& e) {
-    EXPECT_NE(std::string(e.what()).find("not-there"), std::string::npos) << e.what();
-  }
+TEST_F(AtomicFile, SyncOfAMissingFileIsItsOwnNamedError) {
+  write_file_atomically(dir_ / "here", "x", Overwrite::refuse, Flush::later);
+  const std::vector<fs::path> files{dir_ / "here", dir_ / "not-there"};
+  const auto errors = sync_files(files, 2);
+  ASSERT_EQ(errors.size(), 2u);
+  EXPECT_EQ(errors[0], "");
+  EXPECT_NE(errors[1].find("not-there"), std::string::npos) << errors[1];
 }
 
 }  // namespace

@@ -28,7 +28,7 @@ TEST(GrayFileIo, SyncOutputsKeepsWrittenFilesAndFailsThoseItCannotReach) {
   detail::write_output(files[1], data, report::Overwrite::refuse);
   EXPECT_EQ(files[0].bytes_out, data.size());
   // files[2]'s folder never existed: its flush cannot reach it.
-  detail::sync_outputs(files);
+  detail::sync_outputs(files, 3);
   EXPECT_TRUE(files[0].ok) << files[0].error;
   EXPECT_TRUE(files[1].ok) << files[1].error;
   EXPECT_EQ(fs::file_size(files[1].output), data.size());

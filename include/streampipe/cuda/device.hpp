@@ -32,6 +32,9 @@ struct PcieLink {
 // counts only before the process's first CUDA call; streampipe calls it before each of
 // its own. Idempotent, thread-safe, never throws.
 void request_hardware_queues() noexcept;
+// Whether this process has asked CUDA for its devices through streampipe (Device::count,
+// unavailable_reason, any Device): the driver is initialized, so further queries are cheap.
+[[nodiscard]] bool cuda_started() noexcept;
 
 class Device {
  public:

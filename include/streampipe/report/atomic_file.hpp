@@ -11,7 +11,9 @@
 #include <cstddef>
 #include <filesystem>
 #include <span>
+#include <string>
 #include <string_view>
+#include <vector>
 
 namespace streampipe::report {
 
@@ -19,10 +21,11 @@ enum class Overwrite { allow, refuse };
 
 // When the data reaches the disk. each_file: fsync before the rename, so the file is durable
 // when the call returns. later: the file's blocks are reserved before the data is written
-// (fallocate; a full disk fails the call as with each_file), and the caller makes its files
-// durable in one go with sync_file_system() after its last write; until then a power loss,
-// not a crash of the process, can lose files already renamed into place. Where the file
-// system cannot reserve blocks, `later` falls back to each_file for that file.
+// (fallocate; a full disk fails the call as with each_file) and its write-back is started
+// (sync_file_range) without waiting for it; the caller makes its files durable with
+// sync_files() after its last write, by when most of the data is on disk. Until then a power
+// loss, not a crash of the process, can lose files already renamed into place. Where the
+// file system cannot reserve blocks, `later` falls back to each_file for that file.
 enum class Flush { each_file, later };
 
 // Throws std::runtime_error naming the target path and the system error (or, after
@@ -33,10 +36,11 @@ void write_file_atomically(const std::filesystem::path& path, std::span<const st
 void write_file_atomically(const std::filesystem::path& path, std::string_view text,
                            Overwrite overwrite = Overwrite::allow, Flush flush = Flush::each_file);
 
-// Writes every dirty file of the file system holding `directory` to disk (syncfs), for
-// writes made with Flush::later. Throws std::runtime_error naming the directory and the
-// error (a write-back failure since the last sync, or an unreadable directory).
-void sync_file_system(const std::filesystem::path& directory);
+// Makes files written with Flush::later durable: each file (fsync), then each folder they are
+// in (fsync, for the renames), on up to `threads` threads at once. Only these files are
+// flushed, not the rest of their file system. Returns an entry per file: empty when it is on
+// disk, else why not, naming the file or its folder. A failure is reported, not thrown.
+[[nodiscard]] std::vector<std::string> sync_files(std::span<const std::filesystem::path> files, unsigned threads);
 
 // Removes the temporary file of every write_file_atomically under way in this process and
 // makes those writes, and every later one, fail without touching their targets. For a
