@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <stdexcept>
 
 namespace streampipe::tools::life {
@@ -70,9 +71,17 @@ Board DealtUniverses::download(std::uint32_t index) {
 }
 
 void DealtUniverses::step(std::uint64_t generations) {
-  // Every GPU's (or universe's) work is enqueued before any is waited for.
-  for (auto& b : batches_) b->step(generations, true);
-  for (auto& u : each_) u->step(generations, true);
+  // One host thread feeds every GPU, and a launch into a full launch queue blocks it: a long
+  // step enqueued whole on one GPU left the next idle until the first had nearly finished
+  // (64 universes over 4 GPUs, 100,000 generations: 1.47x one GPU). So the step is dealt out
+  // in slices of 8 launches, each GPU's (or stream's) slice enqueued in turn.
+  constexpr std::uint64_t kSlice = 64;
+  for (std::uint64_t done = 0; done < generations;) {
+    const std::uint64_t n = std::min(kSlice, generations - done);
+    for (auto& b : batches_) b->step(n, true);
+    for (auto& u : each_) u->step(n, true);
+    done += n;
+  }
 }
 
 std::vector<std::vector<std::uint64_t>> DealtUniverses::populations() {
