@@ -104,6 +104,16 @@ inline void expect_exact(const fs::path& input, const fs::path& output) {
 
 // The six layouts a decoder hands over, 8 and 16 bits, plus an interlaced PNG and JPEGs
 // (gray and colour). Returns the files written.
+// `count` RGB 8-bit PNGs of w x h, dir/in/f<i>.png, image i from seed i.
+inline std::vector<fs::path> write_random_pngs(const fs::path& dir, int count, std::uint32_t w, std::uint32_t h) {
+  std::vector<fs::path> files;
+  for (int i = 0; i < count; ++i) {
+    files.push_back(dir / ("in/f" + std::to_string(i) + ".png"));
+    write_png(files.back(), random_image(w, h, 3, 8, static_cast<unsigned>(i)));
+  }
+  return files;
+}
+
 inline std::vector<fs::path> write_every_variant(const fs::path& dir, std::uint32_t w = 37, std::uint32_t h = 23) {
   std::vector<fs::path> files;
   unsigned seed = 1;

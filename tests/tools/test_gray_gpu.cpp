@@ -114,11 +114,7 @@ TEST(GrayGpu, HostStartHandsTheRestToTheGpu) {
 TEST(GrayGpu, AutomaticStopsTheGpuStartWhenTheHostTookEveryFile) {
   SP_REQUIRE_GPU();
   TempDir d;
-  std::vector<fs::path> files;
-  for (int i = 0; i < 100; ++i) {
-    files.push_back(d / ("in/f" + std::to_string(i) + ".png"));
-    write_png(files.back(), random_image(24, 16, 3, 8, static_cast<unsigned>(i)));
-  }
+  const std::vector<fs::path> files = write_random_pngs(d.path(), 100, 24, 16);
   Options o;
   o.threads = 1;
   const auto jobs = jobs_for(files, d / "out");

@@ -119,11 +119,7 @@ TEST(GrayHostStart, ConvertsWholeFilesUntilTheCursorIsEmpty) {
 
 TEST(GrayHostStart, StopLeavesTheRestToWhoeverClaimsNext) {
   TempDir d;
-  std::vector<fs::path> files;
-  for (int i = 0; i < 12; ++i) {
-    files.push_back(d / ("in/f" + std::to_string(i) + ".png"));
-    write_png(files.back(), random_image(29, 13, 3, 8, static_cast<unsigned>(i)));
-  }
+  const std::vector<fs::path> files = write_random_pngs(d.path(), 12, 29, 13);
   const auto jobs = jobs_for(files, d / "out");
   auto results = results_for(jobs);
   FileCursor cursor(jobs.size());
@@ -203,11 +199,7 @@ TEST(GrayHostStart, RunConvertsEveryFileOnceEitherWay) {
 // host, without asking for a GPU at all, and says why; without host start it asks as before.
 TEST(GrayHostStart, AutomaticKeepsAShortRunOnTheHostAndSaysWhy) {
   TempDir d;
-  std::vector<fs::path> files;
-  for (int i = 0; i < 5; ++i) {
-    files.push_back(d / ("in/f" + std::to_string(i) + ".png"));
-    write_png(files.back(), random_image(33, 17, 3, 8, static_cast<unsigned>(i)));
-  }
+  const std::vector<fs::path> files = write_random_pngs(d.path(), 5, 33, 17);
   Options o;
   o.threads = 2;  // 200 files would be needed for the GPU
   const RunSummary s = convert(jobs_for(files, d / "out"), o);
