@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 // `streampipe gray INPUT... -o DIR`: PNG and JPEG files (or folders of them) to 8-bit
-// grayscale with BT.601 luma (OpenCV's cvtColor rounding). Decoding and encoding run on host
-// worker threads inside the engine's host stages, the conversion on the GPU (or the host
-// backend). A bad file is reported with its name and reason, the others finish, exit 1.
+// grayscale with BT.601 luma (OpenCV's cvtColor rounding), on the engine's device set (the
+// CPU and every GPU by default; tools::gray::convert). A bad file is reported with its name
+// and reason, the others finish, exit 1.
 
 #include "command_clock.hpp"
 #include "commands.hpp"
-#include "devices_option.hpp"
+#include "engine_options.hpp"
 #include "gray_latency.hpp"
 #include "gray_ranks.hpp"
 #include "gray/gray_command_time.hpp"
@@ -49,12 +49,8 @@ struct GrayOptions {
   bool allow_special = false;
   std::string decode = "auto";
   std::string encode = "auto";
-  std::string backend = "auto";
-  std::string devices = "all";
-  int lanes = 0;
-  int threads = 0;
+  EngineFlags engine;
   int group = 0;
-  bool no_host_start = false;
   std::uint64_t max_pixels = io::DecodeLimits::kDefaultMaxPixels;
   bool quiet = false;
   std::string json_path;
@@ -115,42 +111,21 @@ int run_gray(const GrayOptions& o, const ReportOptions& report_options) {
   go.jpeg_quality = o.quality;
   go.png_compression = o.compression;
   go.force = o.force;
-  go.lanes = o.lanes;
-  go.threads = o.threads;
   go.group = o.group;
-  go.host_start = !o.no_host_start;
-  const Ranks& ranks = Ranks::get();
-  // With the defaults the GPUs are found inside convert(), once its host-start threads are
-  // converting files, so that CUDA's initialization overlaps them; anything else names a
-  // backend or GPUs that are checked here, before any work, as usage.
-  const bool find_gpus_later = o.backend == "auto" && o.devices == "all" && !o.no_host_start &&
-                               *decode != gray::Decode::gpu && *encode != gray::Encode::gpu && !ranks.several();
-  DeviceChoice where;
-  if (!find_gpus_later) where = resolve_gpu_devices(o.backend, o.devices);
-  const auto t_devices = Clock::now();
-  go.backend = find_gpus_later ? pipeline::Backend::automatic
-               : where.gpu()   ? pipeline::Backend::gpu
-                               : pipeline::Backend::host;
-  go.devices = where.devices;  // GPUs, or the host backend's simulated devices; empty: every GPU there is
   go.decode = *decode;
   go.encode = *encode;
   go.limits.max_pixels = o.max_pixels;
   go.limits.raise_hint = "raise --max-pixels";
+  const Ranks& ranks = Ranks::get();
+  go.engine = engine_options(o.engine, gray::engine_defaults());
+  const auto t_devices = Clock::now();
   for (const auto& [asked, name] : {std::pair{go.decode == gray::Decode::gpu, "--decode gpu"},
                                     std::pair{go.encode == gray::Encode::gpu, "--encode gpu"}})
-    if (asked && go.backend != pipeline::Backend::gpu)
-      throw UsageError(fmt::format("{}: nvJPEG runs on the GPU, and this run uses the host backend (no usable GPU, or "
-                                   "--backend host); use cpu",
-                                   name));
-  if (ranks.several()) {
-    if (!o.gantt_path.empty() || report_options.wanted())
-      throw UsageError("--gantt and --report describe one process: under mpirun, --trace writes one trace with a row "
-                       "per rank and --json one report of every rank");
-    // One rank per GPU: the node-local rank picks its GPU from those --devices selected.
-    if (go.backend == pipeline::Backend::gpu)
-      go.devices = {go.devices[static_cast<std::size_t>(
-          report::local_device(ranks.info().local_rank, static_cast<int>(go.devices.size())))]};
-  }
+    if (asked && (go.engine.backend == pipeline::Backend::host || go.engine.simulate_gpus))
+      throw UsageError(fmt::format("{}: nvJPEG runs on a GPU, and this run has none (--backend host); use cpu", name));
+  if (ranks.several() && (!o.gantt_path.empty() || report_options.wanted()))
+    throw UsageError("--gantt and --report describe one process: under mpirun, --trace writes one trace with a row "
+                     "per rank and --json one report of every rank");
   Outputs out(o.force, o.allow_special);
   Outputs::check_dir("-o", o.output_dir);
   out.claim("--json", o.json_path);
@@ -233,8 +208,8 @@ int run_gray(const GrayOptions& o, const ReportOptions& report_options) {
               s.wall_ms / 1e3, s.images_per_s(), s.wall_ms > 0 ? static_cast<double>(s.pixels) / 1e3 / s.wall_ms : 0.0,
               s.engine);
     if (const std::string bound = bench::gray_bound_line(s); !bound.empty()) out.print("  {}\n", bound);
-    if (!s.backend_note.empty()) out.print("  {}\n", s.backend_note);
-    if (s.decode == "gpu") {
+    for (const auto& line : bench::gray_device_lines(s)) out.print("  {}\n", line);
+    if (s.gpu_decoded > 0) {
       std::string why;
       std::size_t on_cpu = 0;
       for (const auto& [reason, count] : s.fallbacks) {
@@ -244,9 +219,7 @@ int run_gray(const GrayOptions& o, const ReportOptions& report_options) {
       out.print("  decode: {} file(s) by nvJPEG on the GPU, {} given to the CPU decoder{}; {}, {} files per item\n",
                 s.gpu_decoded, on_cpu, why.empty() ? "" : fmt::format(" ({})", why), s.codecs, s.group);
     }
-    if (s.encode == "gpu") {
-      out.print("  encode: JPEG outputs by nvJPEG on the GPU\n");
-    }
+    if (s.encode != "cpu") out.print("  encode: JPEG outputs by nvJPEG on the GPU ({})\n", s.encode);
     out.print("{}", bench::gray_time_table(s));
     if (s.failed) out.print("  {} file(s) failed (each named on stderr above)\n", s.failed);
     if (!plan.unreadable.empty())
@@ -278,8 +251,10 @@ Command add_gray(CLI::App& parent) {
       "gray",
       "Convert PNG and JPEG images (8/16-bit, gray, RGB, RGBA, palette, interlaced) to 8-bit grayscale "
       "with BT.601 luma, Y = (4899 R + 9617 G + 1868 B + 8192) >> 14, the fixed-point rounding of OpenCV's "
-      "cvtColor(RGB2GRAY). Files are decoded and encoded on host worker threads while the GPU converts "
-      "others (the host backend without a GPU). Outputs mirror the input names under -o DIR (folders keep "
+      "cvtColor(RGB2GRAY). The CPU converts files from the start while each GPU starts, then every device "
+      "takes files in proportion to its speed (a run too short to repay a GPU's start ends on the CPU); "
+      "decoding and encoding run on host worker threads, JPEGs on a GPU's nvJPEG where the build has it. "
+      "Outputs mirror the input names under -o DIR (folders keep "
       "their relative paths), are written to a temporary file and renamed, and existing ones are refused "
       "without --force. A file that cannot be read is named with the reason, the others finish, and the "
       "exit status is 1; so is a subfolder that -r cannot list. Ctrl-C (SIGINT) or SIGTERM stops cleanly: the "
@@ -314,26 +289,13 @@ Command add_gray(CLI::App& parent) {
   sub->add_option("--max-pixels", o->max_pixels,
                   "refuse images larger than this many pixels, checked from the header before decoding (0: no limit)")
       ->capture_default_str();
-  sub->add_option("--backend", o->backend,
-                  "auto (the GPU if present; with host start, only for a run of at least 100 files per --threads "
-                  "thread, which repays the GPU's start, and the run ends on the host if the host-start threads took "
-                  "every file before the GPU was ready; the summary says which), gpu, or host")
-      ->capture_default_str();
-  add_devices_option(*sub, o->devices,
-                     "the GPUs the files are spread over: each file goes to the GPU expected to finish it first "
-                     "(e.g. --devices 0,2); with --backend host, simulated devices");
-  sub->add_option("--lanes", o->lanes, "streams (or host lanes); 0: 4 on a GPU, threads/4 on the host")
-      ->capture_default_str()->check(CLI::Range(0, 64));
-  sub->add_option("--threads", o->threads, "decode/encode worker threads; 0: one per hardware thread")
-      ->capture_default_str()->check(CLI::Range(0, 1024));
   sub->add_option("--group", o->group,
                   "with nvJPEG (GPU decoding or encoding): files per engine item, decoded in one call on the JPEG "
                   "engines; 0: chosen from the number of files, the threads and the output format")
       ->capture_default_str()->check(CLI::Range(0, 256));
-  sub->add_flag("--no-host-start", o->no_host_start,
-                "while the GPU starts (its context, pools and codec handles), host threads convert whole files, "
-                "the same bytes as --backend host, until the engine takes the rest; this flag leaves every file to "
-                "the engine (--decode gpu and --encode gpu do too)");
+  add_engine_options(*sub, o->engine, gray::engine_defaults(),
+                     "the GPUs the files are spread over, each file to the device expected to finish it first "
+                     "(e.g. --devices 0,2)");
   sub->add_flag("-q,--quiet", o->quiet, "no progress bar and no summary (failures are still reported)");
   sub->add_option("--json", o->json_path,
                   "write the summary and every file's result as JSON to FILE ('-': standard output alone)")

@@ -4,7 +4,7 @@
 // spawn to exit, CUDA initialization, pools, codec handles and exit included:
 //   streampipe gray DIR -o OUT --force -q --format F [--compression L | --quality Q]   (defaults)
 //   the same with --backend host                         (the tool's own CPU-only run)
-//   the same with --no-host-start, with a GPU            (every file through the engine)
+//   the same with --backend gpu, with a GPU              (the GPUs alone, no CPU lanes)
 //   the same with --devices N, when several GPUs are selected
 //   python3 bench/peers/pillow_gray.py DIR OUT ...       (Pillow on every core; skipped,
 //                                                         with the reason, without Pillow)
@@ -132,16 +132,11 @@ std::vector<RowPlan> plan_rows(const Config& c, const State& state, io::ImageFor
   };
   tool("streampipe gray", {});
   tool("streampipe gray --backend host", {"--backend", "host"});
-  // The GPU whatever the run's length (the defaults keep short runs on the host), with host
-  // threads converting files while it starts, and without them: what the GPU path does alone.
-  if (have_gpu) {
-    tool("streampipe gray --backend gpu", {"--backend", "gpu"});
-    tool("streampipe gray --backend gpu --no-host-start", {"--backend", "gpu", "--no-host-start"});
-  }
+  // The GPUs alone, whatever the run's length: what the GPU path does without the CPU's lanes.
+  if (have_gpu) tool("streampipe gray --backend gpu", {"--backend", "gpu"});
   if (have_gpu && state.devices().size() > 1) {
     const std::string one = std::to_string(state.device());
-    tool("streampipe gray --backend gpu --no-host-start --devices " + one,
-         {"--backend", "gpu", "--no-host-start", "--devices", one});
+    tool("streampipe gray --devices " + one, {"--devices", one});
   }
   if (with_pillow) {
     const int processes = c.threads > 0 ? c.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
@@ -223,9 +218,9 @@ Table measure_format(const State& state, const Config& c, io::ImageFormat format
     }
   }
   if (at.tool >= 0 && t.rows[static_cast<std::size_t>(at.tool)].fields.value("backend", std::string()) == "host")
-    t.notes.push_back(have_gpu ? "the tool's defaults ran on the host backend here (--backend auto keeps a run of fewer "
-                                 "than 100 files per host thread on the host, docs/gray.md): both tool rows take "
-                                 "the same path"
+    t.notes.push_back(have_gpu ? "the tool's defaults ran on the CPU alone here (--backend auto starts no GPU for a run "
+                                 "the CPU finishes sooner than a GPU starts, docs/gray.md): both tool rows take the "
+                                 "same path"
                                : fmt::format("no GPU here ({}): the tool's defaults run the host backend, so "
                                              "'streampipe gray' and '--backend host' measure the same thing",
                                              Device::unavailable_reason().value_or("?")));

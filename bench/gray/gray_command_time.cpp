@@ -30,9 +30,7 @@ std::string gray_command_line(const tools::gray::RunSummary& s, const GrayComman
   const double wall = t.command_wall_ms();
   const std::string before =
       t.resolution_ms > 0 ? fmt::format("before main {:.2f} s, ", t.before_main_ms / 1e3) : "before main unknown, ";
-  const char* engine_part = t.setup_ms < 0 ? "engine set-up and tear-down"
-                            : s.host_start  ? "host-start threads"
-                                            : "engine, pools and codecs";
+  const char* engine_part = t.setup_ms < 0 ? "engine set-up and tear-down" : "the engine's CPU lanes and workers";
   std::string line = fmt::format(
       "{} images in {:.2f} s = {:.1f} images/s (command wall clock; start-up {:.2f} s: {}options {:.2f} s, finding the "
       "GPUs {:.2f} s, inputs and outputs checked {:.2f} s, {} {:.2f} s",
@@ -40,14 +38,6 @@ std::string gray_command_line(const tools::gray::RunSummary& s, const GrayComman
       t.options_ms / 1e3, t.devices_ms / 1e3, t.plan_ms / 1e3, engine_part, engine_ms(s, t) / 1e3);
   if (t.setup_ms >= 0) line += fmt::format("; after the last file {:.2f} s", t.after_ms(s) / 1e3);
   line += ")";
-  if (s.host_start)
-    line += fmt::format("; the engine was ready {:.2f} s after the first file (finding the GPUs {:.2f} s, nvJPEG "
-                        "{:.2f} s, engine, {} {:.2f} s), {} file(s) converted on host threads meanwhile",
-                        std::max(0.0, s.engine_ready_ms - s.setup_ms) / 1e3,
-                        std::max(0.0, s.gpus_found_ms - s.setup_ms) / 1e3,
-                        std::max(0.0, s.codecs_ready_ms - s.gpus_found_ms) / 1e3,
-                        s.backend == "gpu" ? "GPU contexts and pools" : "lanes and pools",
-                        std::max(0.0, s.engine_ready_ms - s.codecs_ready_ms) / 1e3, s.host_start_files);
   return line;
 }
 
@@ -60,10 +50,7 @@ nlohmann::json gray_command_json(const tools::gray::RunSummary& s, const GrayCom
                           {"plan_ms", t.plan_ms},
                           {"convert_ms", t.convert_ms},
                           {"conversion_ms", s.wall_ms},
-                          {"after_ms", t.after_ms(s)},
-                          {"gpus_found_ms", s.gpus_found_ms},
-                          {"codecs_ready_ms", s.codecs_ready_ms},
-                          {"engine_ready_ms", s.engine_ready_ms}};
+                          {"after_ms", t.after_ms(s)}};
   parts["setup_ms"] = t.setup_ms >= 0 ? nlohmann::json(t.setup_ms) : nlohmann::json(nullptr);
   return {{"command_wall_ms", wall},
           {"command_images_per_s", wall > 0 ? static_cast<double>(s.ok) * 1e3 / wall : 0.0},

@@ -19,11 +19,12 @@ struct GrayCommandTime {
   double before_main_ms = 0;  // exec, shared libraries, static initializers (report::process_age)
   double resolution_ms = 0;   // the process start is known to one clock tick; 0: unknown
   double options_ms = 0;      // static initialization -> the command runs (parsing the options)
-  double devices_ms = 0;      // finding the GPUs (the first CUDA call initializes CUDA)
+  double devices_ms = 0;      // checking the GPUs named (--devices; with "all" the engine finds them meanwhile)
   double plan_ms = 0;         // scanning the inputs, naming and checking every output
   double convert_ms = 0;      // tools::gray::convert, whole
-  // Inside convert(), before the first file was submitted: engine, pools, codec handles
-  // (RunSummary::setup_ms where the library measures it); < 0: not measured, and then
+  // Inside convert(), before the first file was submitted: the engine's CPU lanes and
+  // workers (the GPUs start meanwhile; RunSummary::setup_ms where the library measures it);
+  // < 0: not measured, and then
   // convert_ms - wall_ms is set-up and tear-down together.
   double setup_ms = -1;
 

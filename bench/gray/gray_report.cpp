@@ -21,8 +21,8 @@ double write_ms(const tools::gray::RunSummary& s) {
 
 std::string gray_time_table(const tools::gray::RunSummary& s) {
   const auto t = tools::gray::split_time(s.records, s.wall_ms);
-  const bool gpu = s.backend == "gpu";
-  const bool nvjpeg = s.decode == "gpu";  // the lanes decode; the workers only read (most) files
+  const bool gpu = s.backend != "host";
+  const bool nvjpeg = s.decode != "cpu";  // a GPU's lanes decode; the workers only read (most of) their files
   report::Table table({"stage", "summed ms", "busy ms", "busy / wall", "per image ms"},
                       {report::Align::left, report::Align::right, report::Align::right, report::Align::right,
                        report::Align::right});
@@ -34,22 +34,58 @@ std::string gray_time_table(const tools::gray::RunSummary& s) {
   };
   row(nvjpeg ? "read (+ CPU decode of fallbacks) (host workers)" : "read + decode + to RGB (host workers)", t.decode_ms,
       t.decode_busy_ms);
-  row(gpu ? "H2D copy" : "copy in (host lane)", t.h2d_ms, -1);
-  row(nvjpeg ? "nvJPEG decode + luma kernel" : gpu ? "luma kernel" : "luma (host lane)", t.compute_ms, -1);
-  row(gpu ? "D2H copy" : "copy out (host lane)", t.d2h_ms, -1);
-  row(gpu ? "device (H2D + kernel + D2H, all lanes)" : "lanes (copies + luma)", t.h2d_ms + t.compute_ms + t.d2h_ms,
+  row(gpu ? "H2D copy (CPU lanes: memcpy)" : "copy in (CPU lanes)", t.h2d_ms, -1);
+  row(nvjpeg ? "nvJPEG decode + luma kernel (CPU lanes: luma)" : gpu ? "luma kernel (CPU lanes: luma)" : "luma (CPU lanes)",
+      t.compute_ms, -1);
+  row(gpu ? "D2H copy (CPU lanes: memcpy)" : "copy out (CPU lanes)", t.d2h_ms, -1);
+  row(gpu ? "lanes (copies + luma, every device)" : "lanes (copies + luma)", t.h2d_ms + t.compute_ms + t.d2h_ms,
       t.device_busy_ms);
   row("encode + atomic write (host workers)", t.encode_ms, t.encode_busy_ms);
   row("  of which writing (temporary file, rename)", write_ms(s), -1);
   table.add_row({"outputs flushed to disk after the last write", fmt::format("{:.1f}", s.sync_ms), "", "", ""});
-  std::string text = table.str(fmt::format("where the time went in {:.1f} ms wall (summed: over all files and threads; "
-                                           "busy: some worker or lane active)",
-                                           t.wall_ms));
-  if (s.host_start_files > 0)
-    text += fmt::format("the workers' rows include the {} file(s) host threads converted whole while the engine "
-                        "started (their luma under read + decode)\n",
-                        s.host_start_files);
-  return text;
+  return table.str(fmt::format("where the time went in {:.1f} ms wall (summed: over all files and threads; "
+                                "busy: some worker or lane active)",
+                                t.wall_ms));
+}
+
+std::vector<std::string> gray_device_lines(const tools::gray::RunSummary& s) {
+  std::vector<std::string> lines;
+  for (const auto& m : s.devices) {
+    const auto& d = m.device;
+    using State = pipeline::DeviceReport::State;
+    if (d.state == State::ready || d.state == State::lost) {
+      std::string line = fmt::format("{}: {} file(s), {:.0f}% of the work, {:.1f} images/s", d.name, m.files,
+                                     100 * m.share, m.images_per_s);
+      if (d.device != pipeline::kCpuDevice)
+        line += fmt::format("; joined {:.2f} s after the start (its own start {:.2f} s)", d.joined_ms / 1e3,
+                            d.start_ms / 1e3);
+      if (d.state == State::lost) line += fmt::format("; lost: {}", d.reason);
+      lines.push_back(std::move(line));
+    } else {
+      lines.push_back(fmt::format("{}: {}{}", d.name, pipeline::device_state_name(d.state),
+                                  d.reason.empty() ? std::string() : ": " + d.reason));
+    }
+  }
+  return lines;
+}
+
+nlohmann::json gray_devices_json(const tools::gray::RunSummary& s) {
+  nlohmann::json list = nlohmann::json::array();
+  for (const auto& m : s.devices) {
+    const auto& d = m.device;
+    list.push_back({{"device", d.device == pipeline::kCpuDevice ? nlohmann::json("cpu") : nlohmann::json(d.device)},
+                    {"name", d.name},
+                    {"simulated", d.simulated},
+                    {"state", pipeline::device_state_name(d.state)},
+                    {"reason", d.reason},
+                    {"lanes", d.lanes},
+                    {"joined_ms", d.joined_ms >= 0 ? nlohmann::json(d.joined_ms) : nlohmann::json(nullptr)},
+                    {"start_ms", d.start_ms},
+                    {"files", m.files},
+                    {"share", m.share},
+                    {"images_per_s", m.images_per_s}});
+  }
+  return list;
 }
 
 namespace {
@@ -78,7 +114,7 @@ std::string gray_bound_line(const tools::gray::RunSummary& s) {
                                                      : fmt::format("{} lane(s)", l.capacity);
     std::string text = fmt::format("{} busy {:.0f}% of {}", l.stage, 100 * l.share, of);
     if (l.stage == "host workers")
-      text += fmt::format(" ({} {:.0f}%, encode + write {:.0f}%)", s.decode == "gpu" ? "read" : "read + decode",
+      text += fmt::format(" ({} {:.0f}%, encode + write {:.0f}%)", s.decode == "cpu" ? "read + decode" : "read (+ decode)",
                           100 * b.decode_share, 100 * b.encode_share);
     return text;
   };
@@ -100,17 +136,13 @@ nlohmann::json gray_run_json(const tools::gray::RunSummary& s, bool files) {
                       {"sync_ms", s.sync_ms},
                       {"images_per_s", s.images_per_s()},
                       {"backend", s.backend},
-                      {"backend_note", s.backend_note},
                       {"device", s.device},
                       {"engine", s.engine},
+                      {"devices", gray_devices_json(s)},
                       {"decode", s.decode},
+                      {"encode", s.encode},
                       {"gpu_decoded", s.gpu_decoded},
                       {"decode_fallbacks", s.fallbacks},
-                      {"host_start", s.host_start},
-                      {"host_start_files", s.host_start_files},
-                      {"gpus_found_ms", s.gpus_found_ms},
-                      {"codecs_ready_ms", s.codecs_ready_ms},
-                      {"engine_ready_ms", s.engine_ready_ms},
                       {"time_ms",
                        {{"decode", t.decode_ms},
                         {"h2d", t.h2d_ms},
@@ -135,7 +167,7 @@ nlohmann::json gray_run_json(const tools::gray::RunSummary& s, bool files) {
                           {"bytes_in", f.bytes_in}};
       if (!f.decoder.empty()) e["decoder"] = f.decoder;
       if (!f.fallback.empty()) e["decode_fallback"] = f.fallback;
-      if (f.host_start) e["host_start"] = true;
+      if (f.device != -1) e["device"] = f.device == pipeline::kCpuDevice ? nlohmann::json("cpu") : nlohmann::json(f.device);
       if (f.ok) {
         e["bytes_out"] = f.bytes_out;
         e["width"] = f.width;

@@ -130,7 +130,7 @@ class Soak {
     calls_ = std::vector<std::atomic<std::uint8_t>>(end - begin);
     pipeline::EngineOptions eo;
     eo.backend = o_.backend;
-    eo.devices = {o_.device};
+    if (o_.backend == pipeline::Backend::gpu) eo.devices = {o_.device};
     eo.lanes = o_.lanes;
     eo.depth = o_.depth;
     eo.batch_items = o_.batch_items;

@@ -5,6 +5,7 @@
 // both ways (the only row on the host backend).
 
 #include "streams/experiments.hpp"
+#include "streams/float_arrays.hpp"
 
 #include "streampipe/cuda/device_buffer.hpp"
 #include "streampipe/cuda/pinned_pool.hpp"
@@ -23,39 +24,18 @@ Experiment arrays_experiment(const Config& c, bool gpu, const LinkLimits* link) 
   Experiment ex{"arrays",
                 fmt::format("{} arrays x 1M float32, single-block 64-thread kernel (x2 /2, 50 times)", c.arrays),
                 "pinned H2D", {}};
-  constexpr std::size_t kElems = std::size_t{1} << 20, kBytes = kElems * 4;
+  constexpr std::size_t kElems = FloatArrays::kElems, kBytes = FloatArrays::kBytes;
   const auto n = static_cast<std::size_t>(c.arrays);
   const ops::MultiplyDivideShape shape{1, 64, 50};
-  std::vector<std::vector<float>> in(n), out(n);
-  for (std::size_t i = 0; i < n; ++i) {
-    in[i] = random_values<float>(kElems, static_cast<unsigned>(100 + i));
-    out[i].resize(kElems);
-  }
-  std::vector<PinnedBlock> pin_in, pin_out;
-  if (gpu) {
-    for (std::size_t i = 0; i < n; ++i) {
-      pin_in.push_back(PinnedPool::global().acquire(kBytes));
-      std::memcpy(pin_in.back().data(), in[i].data(), kBytes);
-      pin_out.push_back(PinnedPool::global().acquire(kBytes));
-    }
-  }
-  // The kernel is the identity on finite floats: the reference is the input itself.
-  const auto poison_pageable = [&] {
-    for (auto& o : out) std::memset(o.data(), 0xff, kBytes);
-  };
-  const auto verify_pageable = [&] {
-    for (std::size_t i = 0; i < n; ++i)
-      if (std::memcmp(out[i].data(), in[i].data(), kBytes) != 0) return false;
-    return true;
-  };
-  const auto poison_pinned = [&] {
-    for (auto& o : pin_out) std::memset(o.data(), 0xff, kBytes);
-  };
-  const auto verify_pinned = [&] {
-    for (std::size_t i = 0; i < n; ++i)
-      if (std::memcmp(pin_out[i].data(), in[i].data(), kBytes) != 0) return false;
-    return true;
-  };
+  FloatArrays arrays(n, 100, gpu);
+  auto& in = arrays.in;
+  auto& out = arrays.out;
+  auto& pin_in = arrays.pin_in;
+  auto& pin_out = arrays.pin_out;
+  const auto poison_pageable = [&] { arrays.poison_pageable(); };
+  const auto verify_pageable = [&] { return arrays.pageable_right(); };
+  const auto poison_pinned = [&] { arrays.poison_pinned(); };
+  const auto verify_pinned = [&] { return arrays.pinned_right(); };
   if (gpu) {
     const Device dev(c.device);
     {
@@ -71,25 +51,10 @@ Experiment arrays_experiment(const Config& c, bool gpu, const LinkLimits* link) 
       }, verify_pinned));
       ex.rows.back().peer = true;
     }
-    {
-      std::vector<Stream> streams;
-      std::vector<DeviceBuffer<float>> d_in, d_out;
-      for (std::size_t i = 0; i < n; ++i) {
-        streams.emplace_back(dev);
-        d_in.emplace_back(dev, kElems);
-        d_out.emplace_back(dev, kElems);
-      }
-      ex.rows.push_back(timed_row("one stream per array (pinned)", c.warmup, c.runs, poison_pinned, [&] {
-        for (std::size_t i = 0; i < n; ++i) {
-          const auto s = streams[i].ref();
-          SP_CUDA_CHECK(cudaMemcpyAsync(d_in[i].data(), pin_in[i].data(), kBytes, cudaMemcpyHostToDevice, s.handle()));
-          ops::multiply_divide(s, d_in[i].data(), d_out[i].data(), kElems, shape);
-          SP_CUDA_CHECK(cudaMemcpyAsync(pin_out[i].data(), d_out[i].data(), kBytes, cudaMemcpyDeviceToHost, s.handle()));
-        }
-        for (auto& s : streams) s.synchronize();
-      }, verify_pinned));
-      ex.rows.back().peer = true;
-    }
+    ex.rows.push_back(stream_per_array_row(c, dev, arrays, "one stream per array (pinned)",
+                                           [&](StreamRef s, const float* x, float* y, std::size_t elems) {
+                                             ops::multiply_divide(s, x, y, elems, shape);
+                                           }));
   }
   // One launch per batch covers `batch` arrays (one block each), so the single-block kernels
   // of many arrays run at once instead of queueing behind each other on a few streams.

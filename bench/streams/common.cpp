@@ -29,7 +29,7 @@ void poison_with_complement(std::byte* out, const std::byte* ref, std::size_t n)
 pipeline::EngineOptions engine_options(bool gpu, int device, int lanes, int depth) {
   pipeline::EngineOptions o;
   o.backend = gpu ? pipeline::Backend::gpu : pipeline::Backend::host;
-  o.devices = {device};
+  if (gpu) o.devices = {device};
   o.lanes = lanes;
   o.depth = depth;
   return o;

@@ -4,6 +4,7 @@
 // write instead (the peers):
 //   gray     N RGB 1920x1080 images -> gray: naive loop, one stream per image, engine
 //   arrays   N arrays x 1M floats, the single-block 64-thread kernel: naive, stream per array, engine
+//   user-kernel  the same arrays through a user's own runtime-compiled kernel: stream per array, engine
 //   chunked  one large array through a light kernel: lanes x chunk sizes
 //   overhead many tiny items: host time per item, batched and not
 // Every output is poisoned before and verified after each run; times are wall clock around
@@ -58,6 +59,8 @@ struct Experiment {
 // `link` is null without a GPU (then only the host backend's engine rows run).
 [[nodiscard]] Experiment gray_experiment(const Config& c, bool gpu, const LinkLimits* link);
 [[nodiscard]] Experiment arrays_experiment(const Config& c, bool gpu, const LinkLimits* link);
+// The same arrays through a user's own runtime-compiled kernel (GPU only: no rows without one).
+[[nodiscard]] Experiment user_kernel_experiment(const Config& c, bool gpu, const LinkLimits* link);
 [[nodiscard]] Experiment chunked_experiment(const Config& c, bool gpu, const LinkLimits* link);
 [[nodiscard]] Experiment overhead_experiment(const Config& c, bool gpu);
 

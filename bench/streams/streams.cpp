@@ -94,6 +94,7 @@ void run_streams(State& state) {
   const auto want = [&](const char* name) { return which == "all" || which == name; };
   if (want("gray")) add(streams::gray_experiment(c, gpu, link));
   if (want("arrays")) add(streams::arrays_experiment(c, gpu, link));
+  if (want("user-kernel") && gpu) add(streams::user_kernel_experiment(c, gpu, link));
   if (want("chunked")) add(streams::chunked_experiment(c, gpu, link));
   if (want("overhead")) add(streams::overhead_experiment(c, gpu));
 }
@@ -106,12 +107,13 @@ Benchmark streams_benchmark() {
   b.description =
       "The classic CUDA-streams experiments side by side: images to gray (naive loop, one stream per "
       "image, engine from pinned and pageable input), 200 arrays with a single-block kernel (naive, "
-      "stream per array, batched engine), one large array chunked over 1-8 lanes, and the engine's "
+      "stream per array, batched engine), the same arrays through a user's own runtime-compiled kernel "
+      "(stream per array, planned engine), one large array chunked over 1-8 lanes, and the engine's "
       "per-item host overhead. Every output is verified against a CPU reference.";
   b.mismatch = "some outputs did not match their CPU reference";
   using I = std::int64_t;
   b.parameters = {
-      {"experiment", "which experiment to run", std::string("all"), 0, 0, {"all", "gray", "arrays", "chunked", "overhead"}},
+      {"experiment", "which experiment to run", std::string("all"), 0, 0, {"all", "gray", "arrays", "user-kernel", "chunked", "overhead"}},
       {"images", "images in the gray experiment", I{64}, 1, 4096},
       {"arrays", "arrays in the arrays experiment", I{200}, 1, 4096},
       {"chunked-mib", "size of the chunked array in MiB", I{1024}, 16, 65536},

@@ -31,43 +31,6 @@ namespace {
 
 using pipeline::ItemResult;
 
-struct Settings {
-  std::string backend = "auto";
-  std::vector<int> devices{0};
-  int lanes = 4;
-  int depth = 2;
-  int batch_items = 1;
-  std::size_t batch_bytes = std::size_t{16} << 20;
-  std::size_t staging_bytes = std::size_t{48} << 20;
-  bool use_graphs = false;
-  bool in_order = false;
-  int host_threads = 0;
-  bool record_timeline = true;
-};
-
-pipeline::Backend parse_backend(const std::string& b) {
-  if (b == "auto") return pipeline::Backend::automatic;
-  if (b == "gpu") return pipeline::Backend::gpu;
-  if (b == "host") return pipeline::Backend::host;
-  throw std::invalid_argument("backend must be 'auto', 'gpu' or 'host', not '" + b + "'");
-}
-
-pipeline::EngineOptions engine_options(const Settings& s) {
-  pipeline::EngineOptions o;
-  o.backend = parse_backend(s.backend);
-  o.devices = s.devices;
-  o.lanes = s.lanes;
-  o.depth = s.depth;
-  o.batch_items = s.batch_items;
-  o.batch_bytes = s.batch_bytes;
-  o.staging_bytes = s.staging_bytes;
-  o.use_graphs = s.use_graphs;
-  o.delivery = s.in_order ? pipeline::Delivery::in_order : pipeline::Delivery::as_completed;
-  o.host_threads = s.host_threads;
-  o.record_timeline = s.record_timeline;
-  return o;
-}
-
 const char* status_name(pipeline::ItemStatus s) {
   switch (s) {
     case pipeline::ItemStatus::done: return "done";
@@ -94,8 +57,9 @@ nb::tuple result_tuple(const ItemResult& r) {
 
 class PyEngine {
  public:
-  PyEngine(const PyOperation& op, const Settings& settings, nb::object resolver) : resolver_(std::move(resolver)) {
-    pipeline::EngineOptions o = engine_options(settings);
+  PyEngine(const PyOperation& op, const pipeline::EngineOptions& options, nb::object resolver)
+      : resolver_(std::move(resolver)) {
+    pipeline::EngineOptions o = options;
     o.on_complete = [this](const ItemResult& r) { on_complete(r); };
     nb::gil_scoped_release release;
     engine_.emplace(op.op, std::move(o));
@@ -105,7 +69,7 @@ class PyEngine {
   PyEngine& operator=(const PyEngine&) = delete;
 
   void submit(std::uintptr_t in, std::size_t in_bytes, std::uintptr_t out, std::size_t out_bytes,
-              std::string label, nb::object future) {
+              std::string label, bool device_memory, nb::object future) {
     require_open();
     PyObject* fut = future.release().ptr();  // our reference, dropped when resolved
     nb::gil_scoped_release release;
@@ -117,7 +81,7 @@ class PyEngine {
       futures_[index] = fut;
     }
     try {
-      (void)engine_->submit(make_item(in, in_bytes, out, out_bytes, std::move(label)));
+      (void)engine_->submit(make_item(in, in_bytes, out, out_bytes, std::move(label), device_memory));
     } catch (...) {
       std::lock_guard lk(mutex_);
       futures_.erase(index);  // refused before it was counted: nothing will resolve it
@@ -129,8 +93,8 @@ class PyEngine {
     ++next_index_;
   }
 
-  // items: [(in, in_bytes, out, out_bytes, label)]; returns result tuples in order.
-  nb::list map(const std::vector<std::tuple<std::uintptr_t, std::size_t, std::uintptr_t, std::size_t, std::string>>& items) {
+  // items: [(in, in_bytes, out, out_bytes, label, device_memory)]; returns result tuples in order.
+  nb::list map(const std::vector<std::tuple<std::uintptr_t, std::size_t, std::uintptr_t, std::size_t, std::string, bool>>& items) {
     require_open();
     std::vector<std::optional<ItemResult>> results(items.size());
     std::size_t base = 0, accepted = 0;
@@ -145,9 +109,9 @@ class PyEngine {
         map_ = MapTarget{base, &results};
       }
       auto last_check = std::chrono::steady_clock::now();
-      for (const auto& [in, in_bytes, out, out_bytes, label] : items) {
+      for (const auto& [in, in_bytes, out, out_bytes, label, device_memory] : items) {
         try {
-          (void)engine_->submit(make_item(in, in_bytes, out, out_bytes, label));
+          (void)engine_->submit(make_item(in, in_bytes, out, out_bytes, label, device_memory));
         } catch (...) {
           refused = std::current_exception();
           break;
@@ -232,7 +196,21 @@ class PyEngine {
   }
 
   [[nodiscard]] std::string describe() const { return opened().describe(); }
-  [[nodiscard]] const char* backend() const { return pipeline::backend_name(opened().backend()); }
+  // Each member of the device set: (device, name, state, reason, lanes, joined_ms, start_ms, batches, items).
+  [[nodiscard]] nb::list devices(bool wait) {
+    require_open();
+    std::vector<pipeline::DeviceReport> report;
+    {
+      nb::gil_scoped_release release;
+      report = wait ? engine_->wait_until_started() : engine_->device_report();
+    }
+    nb::list out;
+    for (const auto& d : report)
+      out.append(nb::make_tuple(d.device == pipeline::kCpuDevice ? nb::object(nb::str("cpu")) : nb::object(nb::int_(d.device)),
+                                d.name, pipeline::device_state_name(d.state), d.reason, d.lanes, d.joined_ms, d.start_ms,
+                                d.batches, d.items));
+    return out;
+  }
   [[nodiscard]] std::string report_json() const {
     return nlohmann::json(const_cast<pipeline::Engine&>(opened()).timeline().report()).dump();
   }
@@ -258,11 +236,12 @@ class PyEngine {
   };
 
   static pipeline::Item make_item(std::uintptr_t in, std::size_t in_bytes, std::uintptr_t out, std::size_t out_bytes,
-                                  std::string label) {
+                                  std::string label, bool device_memory) {
     pipeline::Item item;
     item.in = {reinterpret_cast<const std::byte*>(in), in_bytes};
     item.out = {reinterpret_cast<std::byte*>(out), out_bytes};
     item.label = std::move(label);
+    item.device_memory = device_memory;
     return item;
   }
 
@@ -337,12 +316,11 @@ class PyEngine {
 };
 
 nb::dict plan(const PyOperation& op, std::uintptr_t sample, std::size_t sample_bytes, std::size_t out_bytes,
-              std::size_t count, const Settings& base) {
+              std::size_t count, const pipeline::EngineOptions& base) {
   pipeline::Plan p;
   {
     nb::gil_scoped_release release;
-    p = pipeline::plan_items(op.op, {reinterpret_cast<const std::byte*>(sample), sample_bytes}, out_bytes, count,
-                             engine_options(base));
+    p = pipeline::plan_items(op.op, {reinterpret_cast<const std::byte*>(sample), sample_bytes}, out_bytes, count, base);
   }
   nb::dict d;
   d["lanes"] = p.options.lanes;
@@ -350,7 +328,7 @@ nb::dict plan(const PyOperation& op, std::uintptr_t sample, std::size_t sample_b
   d["batch_items"] = p.options.batch_items;
   d["batch_bytes"] = p.options.batch_bytes;
   d["staging_bytes"] = p.options.staging_bytes;
-  d["backend"] = pipeline::backend_name(p.options.backend);
+  d["backend"] = std::string(pipeline::backend_name(p.options.backend));
   d["reason"] = p.reason;
   return d;
 }
@@ -358,25 +336,37 @@ nb::dict plan(const PyOperation& op, std::uintptr_t sample, std::size_t sample_b
 }  // namespace
 
 void bind_engine(nb::module_& m) {
-  nb::class_<Settings>(m, "EngineSettings", "EngineOptions without the callback.")
+  using Options = pipeline::EngineOptions;
+  // pipeline::EngineOptions itself, its defaults C++'s: the one owner of the engine's knobs
+  // (the callback is the module's own).
+  nb::class_<Options>(m, "EngineOptions", "pipeline::EngineOptions: where and how an engine runs (docs/engine.md).")
       .def(nb::init<>())
-      .def_rw("backend", &Settings::backend)
-      .def_rw("devices", &Settings::devices)
-      .def_rw("lanes", &Settings::lanes)
-      .def_rw("depth", &Settings::depth)
-      .def_rw("batch_items", &Settings::batch_items)
-      .def_rw("batch_bytes", &Settings::batch_bytes)
-      .def_rw("staging_bytes", &Settings::staging_bytes)
-      .def_rw("use_graphs", &Settings::use_graphs)
-      .def_rw("in_order", &Settings::in_order)
-      .def_rw("host_threads", &Settings::host_threads)
-      .def_rw("record_timeline", &Settings::record_timeline);
+      .def_prop_rw("backend", [](const Options& o) { return std::string(pipeline::backend_name(o.backend)); },
+                   [](Options& o, const std::string& b) { o.backend = pipeline::parse_backend(b); })
+      .def_rw("devices", &Options::devices)
+      .def_rw("simulate_gpus", &Options::simulate_gpus)
+      .def_rw("rerun_on_device_loss", &Options::rerun_on_device_loss)
+      .def_rw("lanes", &Options::lanes)
+      .def_rw("cpu_lanes", &Options::cpu_lanes)
+      .def_rw("depth", &Options::depth)
+      .def_rw("batch_items", &Options::batch_items)
+      .def_rw("batch_bytes", &Options::batch_bytes)
+      .def_rw("staging_bytes", &Options::staging_bytes)
+      .def_rw("use_graphs", &Options::use_graphs)
+      .def_prop_rw("in_order", [](const Options& o) { return o.delivery == pipeline::Delivery::in_order; },
+                   [](Options& o, bool in_order) {
+                     o.delivery = in_order ? pipeline::Delivery::in_order : pipeline::Delivery::as_completed;
+                   })
+      .def_rw("host_threads", &Options::host_threads)
+      .def_rw("record_timeline", &Options::record_timeline)
+      .def_rw("expected_items", &Options::expected_items)
+      .def_rw("gpu_start_ms", &Options::gpu_start_ms);
 
   nb::class_<PyEngine>(m, "Engine")
-      .def(nb::init<const PyOperation&, const Settings&, nb::object>(), nb::arg("operation"), nb::arg("settings"),
-           nb::arg("resolver"))
+      .def(nb::init<const PyOperation&, const pipeline::EngineOptions&, nb::object>(), nb::arg("operation"),
+           nb::arg("options"), nb::arg("resolver"))
       .def("submit", &PyEngine::submit, nb::arg("in_ptr"), nb::arg("in_bytes"), nb::arg("out_ptr"),
-           nb::arg("out_bytes"), nb::arg("label"), nb::arg("future"))
+           nb::arg("out_bytes"), nb::arg("label"), nb::arg("device_memory"), nb::arg("future"))
       .def("map", &PyEngine::map, nb::arg("items"))
       .def("drain", &PyEngine::drain)
       .def("flush", &PyEngine::flush)
@@ -384,7 +374,7 @@ void bind_engine(nb::module_& m) {
       .def("close", &PyEngine::close)
       .def_prop_ro("closed", &PyEngine::closed)
       .def("describe", &PyEngine::describe)
-      .def_prop_ro("backend", &PyEngine::backend)
+      .def("devices", &PyEngine::devices, nb::arg("wait"))
       .def("report_json", &PyEngine::report_json)
       .def("chrome_trace", &PyEngine::chrome_trace, nb::arg("process_name"))
       .def("gantt_svg", &PyEngine::gantt_svg, nb::arg("title"))

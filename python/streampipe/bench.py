@@ -117,6 +117,55 @@ def arrays_job(n: int, elems: int, runs: int, gpu: bool, cp) -> List[Row]:
     return rows
 
 
+# The user's own kernel as issue 33 gives it: (in, out, n), a single block of 64 threads.
+USER_KERNEL = r"""
+extern "C" __global__ void multiply_divide(const float* in, float* out, int n) {
+  for (int i = threadIdx.x; i < n; i += blockDim.x) {
+    float x = in[i];
+    for (int r = 0; r < 50; ++r) { x = x * 2.0f; x = x / 2.0f; }
+    out[i] = x;
+  }
+}
+"""
+
+
+def user_kernel_job(n: int, elems: int, runs: int) -> List[Row]:
+    """The arrays through a kernel the user wrote, as the docs show it: SourceModule and
+    ops.from_kernel with every engine option left to the planner; beside it the same user
+    writing a stream per array by hand."""
+    job = f"{n} arrays x {elems >> 20}M float32, your own single-block kernel"
+    print(job)
+    rng = np.random.default_rng(13)
+    xs = [rng.random(elems, dtype=np.float32) for _ in range(n)]
+    pin_x = [sp.pinned_copy(x) for x in xs]
+    pin_o = [sp.pinned_empty(elems, np.float32) for _ in xs]
+    outs = [np.empty(elems, np.float32) for _ in xs]
+    poison = lambda arrays: (lambda: [o.fill(np.nan) for o in arrays])
+    verify = lambda arrays: (lambda: all(np.array_equal(o, x) for o, x in zip(arrays, xs)))
+    f = sp.SourceModule(USER_KERNEL).get_function("multiply_divide")
+    rows = []
+    with sp.Engine(sp.ops.from_kernel(f, np.float32, block=64, grid=1)) as engine:
+        rows.append(timed(job, "streampipe, your kernel, pinned arrays", runs, lambda: engine.map(pin_x, out=pin_o),
+                          poison(pin_o), verify(pin_o), note=engine.plan_reason))
+        rows.append(timed(job, "streampipe, your kernel, numpy arrays", runs, lambda: engine.map(xs, out=outs),
+                          poison(outs), verify(outs)))
+    streams = [sp.Stream() for _ in xs]
+    d_in = [sp.empty(elems, np.float32) for _ in xs]
+    d_out = [sp.empty(elems, np.float32) for _ in xs]
+
+    def by_hand():
+        for k, s in enumerate(streams):
+            sp.copy(d_in[k], pin_x[k], stream=s)
+            f(d_in[k], d_out[k], np.int32(elems), grid=1, block=64, stream=s)
+            sp.copy(pin_o[k], d_out[k], stream=s)
+        for s in streams:
+            s.synchronize()
+
+    rows.append(timed(job, "Python, a stream per array by hand, pinned arrays", runs, by_hand, poison(pin_o),
+                      verify(pin_o), peer=True, note="sp.copy, launch, sp.copy on each array's stream"))
+    return rows
+
+
 def gray_job(n: int, height: int, width: int, runs: int, gpu: bool, cp, torch) -> List[Row]:
     job = f"{n} RGB {width}x{height} images -> gray"
     print(job)
@@ -195,7 +244,7 @@ def cpp_rows(binary: str, runs: int, n_arrays: int, n_images: int) -> List[Dict]
         cmd = [binary, "bench", "streams", "--runs", str(runs), "--arrays", str(n_arrays), "--images", str(n_images),
                "--json", out]
         rows = []
-        for experiment in ("gray", "arrays"):
+        for experiment in ("gray", "arrays", "user-kernel"):
             subprocess.run(cmd + ["--experiment", experiment, "--force"], check=True, stdout=subprocess.DEVNULL)
             with open(out) as f:
                 doc = json.load(f)
@@ -234,6 +283,8 @@ def main(argv: Optional[List[str]] = None) -> int:
     size = (1080, 1920) if gpu else (270, 480)
     rows = arrays_job(args.arrays if gpu else 16, elems, args.runs, gpu, cp)
     rows += gray_job(args.images if gpu else 8, size[0], size[1], args.runs, gpu, cp, torch)
+    if gpu:
+        rows += user_kernel_job(args.arrays, elems, args.runs)
     cpp = cpp_rows(args.cpp, args.runs, args.arrays, args.images) if args.cpp else []
     for r in cpp:
         s = r["summary"] or {}

@@ -97,52 +97,90 @@ class _Prepared:
     label: str
 
     def span(self):
-        return (self.source.ptr, self.source.nbytes, self.target.ptr, self.target.nbytes, self.label)
+        return (self.source.ptr, self.source.nbytes, self.target.ptr, self.target.nbytes, self.label,
+                self.source.on_device or self.target.on_device)
+
+
+@dataclass(frozen=True)
+class DeviceReport:
+    """One member of an engine's device set: the CPU's lanes or a GPU."""
+    device: Any                     # "cpu", or the GPU's index
+    name: str
+    state: str                      # "starting", "ready", "failed", "lost", "not started"
+    reason: str
+    lanes: int
+    joined_ms: float                # when it joined the set (engine clock); -1: never
+    start_ms: float                 # how long its start took
+    batches: int
+    items: int
 
 
 class Engine:
-    """An engine applying `operation` to arrays. Options left as None are chosen by the
-    planner from the first items (GPU) or take the library's defaults (host backend).
-    `devices` (default: [device]) spreads the items over several GPUs, each item to the one
-    expected to finish it first; on the host backend it names simulated devices."""
+    """An engine applying `operation` to arrays over a device set: by default the CPU's lanes
+    (for an operation with a host form) and every usable GPU, the CPU working while the GPUs
+    start, each item going to the member expected to finish it first. `backend` is "auto",
+    "gpu" (the GPUs alone) or "host" (the CPU alone); `devices` (or `device`) names the GPUs
+    (default: every usable one); with `simulate_gpus`, or with backend "host", `devices`
+    names simulated GPUs on host threads. Every option left as None takes EngineOptions'
+    default (the C++ library's, `_core.EngineOptions()`), except lanes, depth, batch_items,
+    batch_bytes and staging_bytes, which the planner chooses from the first items when a GPU
+    is in the set.
 
-    def __init__(self, operation: Operation, *, backend: str = "auto", device: int = 0,
+    Arguments: operation (an ops.* operation); backend; device, devices; lanes (per GPU),
+    cpu_lanes, depth (slots per lane), batch_items, batch_bytes (batching), staging_bytes
+    (pinned staging lent at once per GPU), use_graphs (replay a CUDA graph per slot),
+    in_order (deliver in submission order), host_threads (staging workers), record_timeline,
+    simulate_gpus, rerun_on_device_loss (a lost GPU's items run again elsewhere),
+    expected_items and gpu_start_ms (a run of known length starts no GPU the CPU would beat),
+    on_complete (called with each ItemResult)."""
+
+    def __init__(self, operation: Operation, *, backend: str = "auto", device: Optional[int] = None,
                  devices: Optional[Sequence[int]] = None, lanes: Optional[int] = None,
-                 depth: Optional[int] = None, batch_items: Optional[int] = None, batch_bytes: Optional[int] = None,
-                 staging_bytes: Optional[int] = None, use_graphs: bool = False, in_order: bool = False,
-                 host_threads: int = 0, record_timeline: bool = True,
+                 cpu_lanes: Optional[int] = None, depth: Optional[int] = None, batch_items: Optional[int] = None,
+                 batch_bytes: Optional[int] = None, staging_bytes: Optional[int] = None,
+                 use_graphs: Optional[bool] = None, in_order: Optional[bool] = None,
+                 host_threads: Optional[int] = None, record_timeline: Optional[bool] = None,
+                 simulate_gpus: Optional[bool] = None, rerun_on_device_loss: Optional[bool] = None,
+                 expected_items: Optional[int] = None, gpu_start_ms: Optional[float] = None,
                  on_complete: Optional[Callable[[ItemResult], None]] = None):
         if backend not in ("auto", "gpu", "host"):
             raise ValueError(f"backend must be 'auto', 'gpu' or 'host', not {backend!r}")
-        if backend == "auto":
-            backend = "gpu" if _core.device_count() > 0 and operation.has_device else "host"
-        if backend == "gpu" and _core.device_count() == 0:
+        chosen = list(devices) if devices is not None else ([] if device is None else [device])
+        if any(not isinstance(d, int) or isinstance(d, bool) or d < 0 for d in chosen):
+            raise ValueError(f"devices must be GPU indices (or, on the host backend, simulated GPUs), not {devices!r}")
+        simulated = bool(simulate_gpus) or (backend == "host" and bool(chosen))
+        if backend == "host" and chosen:
+            backend = "gpu"  # simulated GPUs on the host's threads
+        form = operation.has_host if simulated else operation.has_device
+        if backend == "gpu" and not simulated and _core.device_count() == 0:
             raise RuntimeError(f"backend 'gpu' asked for, but no GPU is usable: {_core.device_unavailable_reason()}")
-        if backend == "gpu" and not operation.has_device:
+        if backend == "gpu" and not form:
             raise ValueError(f"{operation.name} has no device form")
         if backend == "host" and not operation.has_host:
             why = "" if _core.device_count() > 0 else f" (no GPU: {_core.device_unavailable_reason()})"
             raise ValueError(f"{operation.name} has no host form, so the host backend cannot run it{why}; "
                              "give the operation host=")
+        if backend == "auto" and not operation.has_host and not simulated and _core.device_count() == 0:
+            raise ValueError(f"{operation.name} has no host form and no GPU is usable "
+                             f"({_core.device_unavailable_reason()}); give the operation host=")
         self.operation = operation
-        self.backend = backend
-        chosen = [device] if devices is None else list(devices)
-        if not chosen or any(not isinstance(d, int) or d < 0 for d in chosen):
-            raise ValueError(f"devices must be a non-empty list of GPU indices (or, on the host backend, simulated "
-                             f"devices), not {devices!r}")
-        # The GPUs the engine spreads items over (each to the one expected to finish it first).
+        self._asked = backend
+        # The GPUs the engine spreads items over ([]: every usable one).
         self.devices = chosen
-        self.device = chosen[0] if backend == "gpu" else -1
+        self.device = chosen[0] if chosen else (0 if backend != "host" else -1)
         self.plan_reason = ""
-        self._options = dict(lanes=lanes, depth=depth, batch_items=batch_items, batch_bytes=batch_bytes,
+        self._options = _core.EngineOptions()
+        self._options.backend = backend
+        self._options.devices = chosen
+        self._options.simulate_gpus = simulated
+        given = dict(cpu_lanes=cpu_lanes, use_graphs=use_graphs, in_order=in_order, host_threads=host_threads,
+                     record_timeline=record_timeline, rerun_on_device_loss=rerun_on_device_loss,
+                     expected_items=expected_items, gpu_start_ms=gpu_start_ms)
+        for name, value in given.items():
+            if value is not None:
+                setattr(self._options, name, value)
+        self._planned = dict(lanes=lanes, depth=depth, batch_items=batch_items, batch_bytes=batch_bytes,
                              staging_bytes=staging_bytes)
-        self._settings = _core.EngineSettings()
-        self._settings.backend = backend
-        self._settings.devices = chosen
-        self._settings.use_graphs = use_graphs
-        self._settings.in_order = in_order
-        self._settings.host_threads = host_threads
-        self._settings.record_timeline = record_timeline
         self._on_complete = on_complete
         self._core: Optional[Any] = None
         self._submitted = 0
@@ -152,19 +190,38 @@ class Engine:
     def _start(self, sample: Optional[_Prepared], count: int) -> Any:
         if self._core is not None:
             return self._core
-        s = self._settings
-        given = {k: v for k, v in self._options.items() if v is not None}
+        o = self._options
+        given = {k: v for k, v in self._planned.items() if v is not None}
         for k, v in given.items():
-            setattr(s, k, int(v))
+            setattr(o, k, int(v))
         unplanned = [k for k in ("lanes", "depth", "batch_items") if k not in given]
-        if self.backend == "gpu" and unplanned and sample is not None:
+        gpu_in_set = self._asked != "host" and not o.simulate_gpus and self.operation.has_device
+        if gpu_in_set and unplanned and sample is not None and _core.device_count() > 0:
             plan = _core.plan(self.operation.core, sample.source.ptr, sample.source.nbytes, sample.target.nbytes,
-                              max(count, 1), s)
+                              max(count, 1), o)
             for k in unplanned + [k for k in ("batch_bytes", "staging_bytes") if k not in given]:
-                setattr(s, k, int(plan[k]))
+                setattr(o, k, int(plan[k]))
             self.plan_reason = plan["reason"]
-        self._core = _core.Engine(self.operation.core, s, _resolve)
+        elif not self.plan_reason:
+            self.plan_reason = "no GPU in the set: the library's defaults" if not gpu_in_set else ""
+        self._core = _core.Engine(self.operation.core, o, _resolve)
         return self._core
+
+    @property
+    def backend(self) -> str:
+        """What the set holds: "host" (the CPU alone), "gpu" (GPUs alone) or "auto" (both)."""
+        simulated = self._options.simulate_gpus
+        gpu_form = self.operation.has_host if simulated else self.operation.has_device
+        if self._asked == "host" or not gpu_form or (not simulated and _core.device_count() == 0):
+            return "host"
+        if self._asked == "gpu" or not self.operation.has_host:
+            return "gpu"
+        return "auto"
+
+    def device_report(self, wait: bool = False) -> List[DeviceReport]:
+        """Each member of the device set as it is now (with `wait`, once every GPU has
+        joined, failed to start or been left out): the CPU first, then the GPUs."""
+        return [DeviceReport(*d) for d in self._start(None, 0).devices(wait)]
 
     def describe(self) -> str:
         return self._start(None, 0).describe()
@@ -198,9 +255,9 @@ class Engine:
     def _check_place(self, index: int, what: str, info: ArrayInfo) -> None:
         if not info.on_device:
             return
-        if self.backend == "host":
+        if self._asked == "host" or self._options.simulate_gpus:
             raise ValueError(f"item {index}: the {what} is in GPU memory, but this engine runs on the host backend")
-        if info.place == "device" and info.device not in self.devices:
+        if info.place == "device" and self.devices and info.device not in self.devices:
             gpus = ", ".join(str(d) for d in self.devices)
             raise ValueError(f"item {index}: the {what} is on GPU {info.device}, the engine on GPU(s) {gpus}")
 
@@ -309,4 +366,4 @@ def _resolve(fut: ItemFuture, r) -> None:
         callback(item)  # after the future: an exception here (sys.unraisablehook) loses no result
 
 
-__all__ = ["Engine", "ItemResult", "ItemFuture", "Report", "StageRecord"]
+__all__ = ["DeviceReport", "Engine", "ItemResult", "ItemFuture", "Report", "StageRecord"]

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 import streampipe as sp
+from streampipe import _core
 
 
 def host_engine(op=None, **kw):
@@ -203,6 +204,31 @@ def test_simulated_devices_share_the_items_and_each_result_names_its_device():
 
 def test_devices_must_be_a_list_of_indices():
     with pytest.raises(ValueError, match="devices"):
-        host_engine(devices=[])
-    with pytest.raises(ValueError, match="devices"):
         host_engine(devices=[0, -1])
+    with pytest.raises(ValueError, match="devices"):
+        host_engine(devices=["0"])
+
+
+def test_python_options_default_to_the_libraries_engine_options():
+    """Python binds EngineOptions itself: an engine made with nothing given runs C++'s
+    defaults (the planner's knobs aside)."""
+    e = sp.Engine(sp.ops.affine(2.0, 1.0))
+    cpp = _core.EngineOptions()
+    for name in ("backend", "devices", "cpu_lanes", "depth", "use_graphs", "in_order", "host_threads",
+                 "record_timeline", "simulate_gpus", "rerun_on_device_loss", "expected_items", "gpu_start_ms",
+                 "lanes", "batch_items", "batch_bytes", "staging_bytes"):
+        assert getattr(e._options, name) == getattr(cpp, name), name
+    assert cpp.backend == "auto" and cpp.devices == []  # the CPU and every GPU, as in C++
+
+
+def test_the_cpu_beside_simulated_gpus_shares_the_items():
+    xs = [np.full(20000, k, np.float32) for k in range(80)]
+    with sp.Engine(sp.ops.affine(2.0, 1.0), devices=[0, 1], simulate_gpus=True, lanes=1, cpu_lanes=1, depth=1) as e:
+        ys = e.map(xs)
+        report = e.device_report(wait=True)
+    for k, y in enumerate(ys):
+        np.testing.assert_array_equal(y, 2 * xs[k] + 1)
+    assert [d.device for d in report] == ["cpu", 0, 1]
+    assert all(d.state == "ready" for d in report), report
+    assert sum(d.items for d in report) == len(xs)
+    assert e.backend == "auto"

@@ -2,29 +2,50 @@
 #include "device_choice.hpp"
 
 #include <algorithm>
+#include <stdexcept>
 
 namespace streampipe::pipeline::detail {
 
-std::size_t DeviceChoice::alive_count() const noexcept {
-  return static_cast<std::size_t>(std::count_if(devices_.begin(), devices_.end(), [](const State& s) { return s.alive; }));
+std::size_t DeviceChoice::add(int slots, State state) {
+  if (slots < 1) throw std::invalid_argument("DeviceChoice::add: a device needs a slot");
+  Device d;
+  d.slots = slots;
+  d.state = state;
+  devices_.push_back(d);
+  return devices_.size() - 1;
 }
 
-void DeviceChoice::finished(std::size_t d, double busy_ms, int concurrent, bool ran) noexcept {
-  State& s = devices_[d];
+std::size_t DeviceChoice::alive_count() const noexcept {
+  return static_cast<std::size_t>(std::count_if(devices_.begin(), devices_.end(), [](const Device& s) {
+    return s.state == State::ready || s.state == State::starting;
+  }));
+}
+
+void DeviceChoice::finished(std::size_t d, double latency_ms, bool ran) noexcept {
+  Device& s = devices_[d];
   if (s.in_flight > 0) --s.in_flight;
-  if (!ran || busy_ms <= 0 || concurrent < 1) return;
-  // A batch that shared the device with concurrent - 1 others used a share of it.
-  const double sample = busy_ms / static_cast<double>(concurrent);
+  if (!ran || latency_ms <= 0) return;
+  if (s.runs++ == 0) return;  // the warm-up
   // Weight 1/4: a few batches follow a change of speed (another process on the GPU, a
   // throttled clock), while one odd batch moves the estimate little.
-  s.ms_per_batch = s.ms_per_batch > 0 ? 0.75 * s.ms_per_batch + 0.25 * sample : sample;
+  s.latency_ms = s.latency_ms > 0 ? 0.75 * s.latency_ms + 0.25 * latency_ms : latency_ms;
 }
+
+void DeviceChoice::ready(std::size_t d) noexcept {
+  if (devices_[d].state == State::starting) devices_[d].state = State::ready;
+}
+
+void DeviceChoice::fail(std::size_t d) noexcept {
+  if (devices_[d].state == State::starting) devices_[d].state = State::failed;
+}
+
+void DeviceChoice::lose(std::size_t d) noexcept { devices_[d].state = State::lost; }
 
 double DeviceChoice::fastest_measured() const noexcept {
   double fastest = 0;
-  for (const State& s : devices_)
-    if (s.alive && s.ms_per_batch > 0 && (fastest == 0 || s.ms_per_batch < fastest)) fastest = s.ms_per_batch;
-  return fastest > 0 ? fastest : 1.0;  // nothing measured yet: spread by items in flight alone
+  for (const Device& s : devices_)
+    if (s.state == State::ready && s.latency_ms > 0 && (fastest == 0 || s.latency_ms < fastest)) fastest = s.latency_ms;
+  return fastest;
 }
 
 }  // namespace streampipe::pipeline::detail

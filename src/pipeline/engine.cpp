@@ -35,6 +35,9 @@
 
 #include "engine_impl.hpp"
 
+#include "streampipe/cuda/device.hpp"
+#include "streampipe/cuda/pinned_buffer.hpp"
+
 #include <fmt/format.h>
 
 #include <memory>
@@ -54,43 +57,33 @@ using Slot = detail::Slot;
 Engine::Impl::Impl(Operation o, EngineOptions opt) : op(std::move(o)), options(detail::checked_options(std::move(opt))) {
   open_batch = detail::BatchFill({static_cast<std::size_t>(options.batch_items), options.batch_bytes});
   nvtx_initialize();  // before any worker or lane thread opens a range
-  backend = detail::resolve_backend(options, op);
-  devices = detail::resolve_devices(options, backend);
-  // Each device's pinned staging next to its GPU's socket (where the host has several).
-  for (const int d : devices) numa_nodes.push_back(backend == Backend::gpu ? Device(d).host_numa_node() : -1);
-  // Slots numbered device after device; a device's slots take its lanes in turn.
-  const int per_device = options.lanes * options.depth;
-  const int slot_count = per_device * static_cast<int>(devices.size());
-  for (int i = 0; i < slot_count; ++i) {
-    const auto member = static_cast<std::size_t>(i / per_device);
-    const int lane = static_cast<int>(member) * options.lanes + (i % per_device) % options.lanes;
-    slots.push_back(std::make_unique<Slot>(i, lane, member, devices[member], backend == Backend::gpu,
-                                           static_cast<std::size_t>(options.batch_items), numa_nodes[member]));
+  try {
+    set = DeviceSet::resolve(options.backend, options.devices, options.simulate_gpus, static_cast<bool>(op.host),
+                             static_cast<bool>(op.device));
+  } catch (const std::invalid_argument& e) {
+    throw std::invalid_argument(fmt::format("operation '{}': {}", op.name, e.what()));
+  } catch (const std::out_of_range& e) {
+    throw std::out_of_range(fmt::format("operation '{}': {}", op.name, e.what()));
   }
-  free_slots = detail::FreeSlots(devices.size(), per_device);
-  for (auto& s : slots) free_slots.add(*s);
-
   workers = std::make_unique<detail::WorkerPool>(detail::host_worker_count(options));
   // One thread's memcpy moves a fraction of what the link carries: staging copies are cut
   // into pieces spread over the workers, oldest slot first.
   copier = std::make_unique<CopyQueue>(workers->size() - 1,
                                        [this](std::function<void()> task) { workers->post(std::move(task)); });
-
-  for (int l = 0; l < options.lanes * static_cast<int>(devices.size()); ++l) {
-    const detail::LaneConfig cfg{.lane = l, .device = devices[static_cast<std::size_t>(l / options.lanes)],
-                                 .slots = slot_count, .max_batch = options.batch_items,
-                                 .use_graphs = options.use_graphs, .now_ms = &clock_ms};
-    lanes.push_back(std::make_unique<detail::LaneQueue>(
-        backend == Backend::gpu ? detail::make_gpu_lane(cfg) : detail::make_host_lane(cfg),
-        [this](Slot& slot, detail::LaneExecutor& executor) { complete(slot, executor); }));
+  names_members_in_errors = (set.cpu ? 1u : 0u) + set.gpus.size() > 1 || set.find_gpus;
+  cpu_beside_gpus = set.cpu && !set.simulated && (set.find_gpus || !set.gpus.empty());
+  members.reserve(1 + set.gpus.size());
+  if (set.cpu) {
+    Member& cpu = add_member(kCpuDevice, false, options.cpu_lanes > 0 ? options.cpu_lanes : options.lanes);
+    detail::build_member(cpu, member_build());
+    cpu.report.state = DeviceReport::State::ready;
+    cpu.report.joined_ms = clock_ms();
+    free_slots.join(cpu.position, cpu.slots);
   }
-  const auto wait_inputs = [this](int slot) {
-    const auto& s = *slots[static_cast<std::size_t>(slot)];
-    lanes[static_cast<std::size_t>(s.lane)]->executor().wait_inputs(slot);
-  };
-  for (std::size_t d = 0; d < devices.size(); ++d)
-    staging.push_back(std::make_unique<detail::StagingPool>(backend == Backend::gpu, options.staging_bytes,
-                                                            slot_count, wait_inputs, numa_nodes[d]));
+  // Named GPUs are members from the start (starting); found ones once the search ends.
+  for (const int d : set.gpus) add_member(d, set.simulated, options.lanes);
+  gpus_starting = set.gpus.size() + (set.find_gpus ? 1 : 0);
+  if (gpus_starting > 0) gpu_starter = std::jthread([this](const std::stop_token& st) { start_gpus(st); });
 }
 
 Engine::Impl::~Impl() {
@@ -99,12 +92,28 @@ Engine::Impl::~Impl() {
   } catch (...) {
     // A callback's exception has nowhere to go from a destructor.
   }
-  for (auto& lane : lanes) lane->stop();
+  if (gpu_starter.joinable()) {
+    gpu_starter.request_stop();
+    start_changed.notify_all();
+    gpu_starter.join();
+  }
+  for (auto& m : members) detail::stop_member(*m);
   workers.reset();  // joins after finishing posted tasks (there are none left)
-  lanes.clear();
+  detail::release_members(members);
+}
+
+bool Engine::Impl::in_gpu_memory(const Item& item) const {
+  if (!cpu_beside_gpus) return false;
+  if (item.device_memory) return true;
+  // Device memory comes from a process in which CUDA has started; before streampipe starts
+  // it, asking would start it here, on the submitting thread.
+  if (!cuda_started()) return false;
+  const auto on_gpu = [](const void* p) { return p != nullptr && memory_place(p).kind == MemoryKind::device; };
+  return on_gpu(item.in.data()) || on_gpu(item.out.data());
 }
 
 std::future<ItemResult> Engine::Impl::submit(Item item) {
+  const bool gpu_only = in_gpu_memory(item);
   std::unique_lock lock(mutex);
   const std::size_t index = next_index;
   // What may refuse the item (its shape, the operation's output_bytes, memory) runs before
@@ -112,6 +121,7 @@ std::future<ItemResult> Engine::Impl::submit(Item item) {
   const std::size_t out_bytes = detail::validate_item(item, index, op);
   auto st = detail::start_item(std::move(item), index, clock_ms());
   st->out_bytes = out_bytes;
+  st->gpu_only = gpu_only;
   auto future = st->promise.get_future();
   ++next_index;
   ++stats.submitted;
@@ -125,8 +135,9 @@ std::future<ItemResult> Engine::Impl::submit(Item item) {
     for (;;) {
       if (open_slot != nullptr) {
         Slot& slot = *open_slot;
-        if (open_batch.fits(in_bytes)) {
+        if (open_batch.fits(in_bytes) && !(gpu_only && slot.host_form)) {
           st->assigned_ms = clock_ms();
+          ++items_taken;
           open_batch.add(in_bytes);
           slot.items.push_back(std::move(st));
           if (open_batch.full()) {
@@ -142,10 +153,11 @@ std::future<ItemResult> Engine::Impl::submit(Item item) {
         lock.lock();
         continue;
       }
-      Slot* fresh = acquire_slot(lock);
+      Slot* fresh = acquire_slot(lock, gpu_only);
       if (fresh == nullptr) return reject(lock, std::move(st), future);
       if (open_slot != nullptr) {  // someone opened a batch while we waited: use theirs
         free_slots.put_back_unused(*fresh);
+        --batches_taken;
         slot_freed.notify_one();
         continue;
       }
@@ -160,18 +172,20 @@ std::future<ItemResult> Engine::Impl::submit(Item item) {
     dispatch(*partial);
     lock.lock();
   }
-  Slot* slot = acquire_slot(lock);
+  Slot* slot = acquire_slot(lock, gpu_only);
   if (slot == nullptr) return reject(lock, std::move(st), future);
   st->assigned_ms = clock_ms();
+  ++items_taken;
   slot->items.push_back(std::move(st));
   lock.unlock();
   dispatch(*slot);
   return future;
 }
 
-Slot* Engine::Impl::acquire_slot(std::unique_lock<std::mutex>& lock) {
+Slot* Engine::Impl::acquire_slot(std::unique_lock<std::mutex>& lock, bool gpu_only) {
   Slot* s = nullptr;
-  slot_freed.wait(lock, [&] { return stop.stopped() || (s = free_slots.take(clock_ms())) != nullptr; });
+  slot_freed.wait(lock, [&] { return stop.stopped() || (s = free_slots.take(clock_ms(), gpu_only)) != nullptr; });
+  if (s != nullptr) ++batches_taken;
   return s;
 }
 
@@ -208,7 +222,8 @@ void Engine::Impl::set_fatal(const std::string& what) {
     stop.fail(what);
   }
   slot_freed.notify_all();
-  for (auto& pool : staging) pool->stop();
+  start_changed.notify_all();
+  stop_staging();
 }
 
 RunStats Engine::Impl::drain() {
@@ -217,7 +232,8 @@ RunStats Engine::Impl::drain() {
   drained.wait(lock, [&] { return outstanding == 0; });
   if (auto error = delivery.take_callback_error()) std::rethrow_exception(error);
   RunStats out = stats;
-  for (const auto& pool : staging) out.staging_peak_bytes += pool->peak_bytes();
+  for (const auto& m : members)
+    if (m->staging) out.staging_peak_bytes += m->staging->peak_bytes();
   return out;
 }
 
@@ -229,7 +245,7 @@ void Engine::Impl::cancel() {
     partial = std::exchange(open_slot, nullptr);
   }
   slot_freed.notify_all();
-  for (auto& pool : staging) pool->stop();
+  stop_staging();
   if (partial != nullptr) fail_slot(*partial, ItemStatus::cancelled, "cancelled before it started");
 }
 
@@ -240,13 +256,21 @@ std::future<ItemResult> Engine::submit(Item item) { return impl_->submit(std::mo
 void Engine::flush() { impl_->flush(); }
 RunStats Engine::drain() { return impl_->drain(); }
 void Engine::cancel() { impl_->cancel(); }
-Backend Engine::backend() const noexcept { return impl_->backend; }
 const EngineOptions& Engine::options() const noexcept { return impl_->options; }
+const DeviceSet& Engine::device_set() const noexcept { return impl_->set; }
 Timeline& Engine::timeline() noexcept { return impl_->timeline; }
-const std::vector<int>& Engine::devices() const noexcept { return impl_->devices; }
+std::vector<DeviceReport> Engine::device_report() const { return impl_->reports(); }
+
+std::vector<DeviceReport> Engine::wait_until_started() {
+  {
+    std::unique_lock lock(impl_->mutex);
+    impl_->start_changed.wait(lock, [&] { return impl_->gpus_starting == 0; });
+  }
+  return impl_->reports();
+}
 
 std::string Engine::describe() const {
-  return detail::describe_engine(impl_->options, impl_->backend, impl_->devices, impl_->workers->size());
+  return detail::describe_engine(impl_->options, impl_->reports(), impl_->workers->size());
 }
 
 }  // namespace streampipe::pipeline

@@ -28,7 +28,7 @@ void Engine::Impl::dispatch(Slot& slot) noexcept {
       auto& place = slot.layout[k];
       place.in = item.in.data();
       place.in_bytes = item.in.size();  // a produce item's, 0 until it allocates
-      place.stage_in = item.produce || !detail::host_memory_is_direct(backend == Backend::host, place.in);
+      place.stage_in = item.produce || !detail::host_memory_is_direct(slot.host_form, place.in);
       needs_worker = needs_worker || place.stage_in;
     }
   } catch (...) {
@@ -40,7 +40,7 @@ void Engine::Impl::dispatch(Slot& slot) noexcept {
   if (staged_bytes > 0) {
     std::optional<detail::StagingPool::Lease> lease;
     try {
-      lease = staging[slot.member]->acquire(staged_bytes, slot.id);
+      lease = slot.owner->staging->acquire(staged_bytes, slot.id);
     } catch (...) {
       fail_slot(slot, ItemStatus::failed, "waiting for staging memory failed: " +
                                               describe_exception(std::current_exception()));
@@ -72,7 +72,7 @@ void Engine::Impl::stage_in(Slot& slot) noexcept {
     return;
   }
   try {
-    const std::size_t bytes = detail::stage_inputs(slot, *staging[slot.member], *copier);
+    const std::size_t bytes = detail::stage_inputs(slot, *slot.owner->staging, *copier);
     slot.stage_in_ms = clock_ms() - t0;
     if (options.record_timeline)
       timeline.add({Stage::stage_in, -1, slot.items.front()->index, slot.items.size(), t0, t0 + slot.stage_in_ms,
@@ -87,7 +87,7 @@ void Engine::Impl::stage_in(Slot& slot) noexcept {
 
 void Engine::Impl::enqueue(Slot& slot) noexcept {
   try {
-    if (!detail::prepare_work(slot, op, backend == Backend::host)) {  // every item failed already
+    if (!detail::prepare_work(slot, op)) {  // every item failed already
       release_and_deliver(slot);
       return;
     }
@@ -99,13 +99,13 @@ void Engine::Impl::enqueue(Slot& slot) noexcept {
   const detail::StagingPool::Lease lease = slot.in_stage;  // the slot may complete at once
   bool fenced = false;
   try {
-    fenced = lanes[static_cast<std::size_t>(slot.lane)]->push(slot);
+    fenced = slot.owner->lane_queues[static_cast<std::size_t>(slot.member_lane)]->push(slot);
   } catch (...) {  // nothing was enqueued (LaneQueue::push): the slot is still ours alone
     detail::fail_remaining(slot, std::current_exception(), "queueing its device work failed");
     release_and_deliver(slot);
     return;
   }
-  if (lease && fenced) staging[slot.member]->fence(lease);
+  if (lease && fenced) slot.owner->staging->fence(lease);
 }
 
 void Engine::Impl::complete(Slot& slot, detail::LaneExecutor& executor) noexcept {
@@ -129,7 +129,7 @@ void Engine::Impl::complete(Slot& slot, detail::LaneExecutor& executor) noexcept
   try {
     if (w.must_wait && options.record_timeline) detail::record_device_stages(timeline, slot);
     if (w.error) {
-      const std::string on = devices.size() > 1 ? fmt::format(" on {}", device_name(slot.device)) : std::string();
+      const std::string on = names_members_in_errors ? fmt::format(" on {}", slot.owner->report.name) : std::string();
       const std::string what = w.error_in_operation ? fmt::format("operation '{}'{} failed", op.name, on)
                                                     : fmt::format("device work{} failed", on);
       detail::fail_remaining(slot, w.error, what);
@@ -176,12 +176,18 @@ void Engine::Impl::release_and_deliver(Slot& slot) noexcept {
   for (auto& it : items) detail::record_slot_result(*it, slot, items.size(), now);
   slot.stage_in_ms = slot.stage_out_ms = 0;
   slot.stages_out = false;
-  if (slot.in_stage) staging[slot.member]->release(std::exchange(slot.in_stage, {}));
+  if (slot.in_stage) slot.owner->staging->release(std::exchange(slot.in_stage, {}));
+  bool cpu_measured = false;
   {
     std::lock_guard lock(mutex);
     free_slots.give_back(slot, now, slot.work.must_wait);
+    ++slot.owner->report.batches;
+    slot.owner->report.items += items.size();
+    // The GPU start rule waits for the CPU's first measured batches.
+    cpu_measured = gpus_starting > 0 && slot.device == kCpuDevice;
   }
   slot_freed.notify_one();
+  if (cpu_measured) start_changed.notify_all();
   for (auto& it : items) delivery.deliver(std::move(it));
 }
 
@@ -202,14 +208,15 @@ void Engine::Impl::handed(ItemStatus status) noexcept {
   drained.notify_all();
 }
 
-std::string Engine::Impl::device_name(int device) const {
-  return fmt::format("{} {}", backend == Backend::gpu ? "GPU" : "simulated device", device);
-}
-
 bool Engine::Impl::lose_device(std::size_t member, const std::exception_ptr& error) noexcept {
   bool none_left = false;
   {
     std::lock_guard lock(mutex);
+    Member& m = *members[member];
+    if (m.report.state != DeviceReport::State::lost) {
+      m.report.state = DeviceReport::State::lost;
+      m.report.reason = describe_exception(error);
+    }
     none_left = free_slots.lose(member) == 0;
   }
   slot_freed.notify_all();  // waiters re-choose among the devices left
@@ -225,7 +232,7 @@ void Engine::Impl::run_again(Slot& slot) noexcept {
   release_and_deliver(slot);
   for (auto& it : again) {
     std::unique_lock lock(mutex);
-    Slot* fresh = acquire_slot(lock);
+    Slot* fresh = acquire_slot(lock, it->gpu_only);
     if (fresh == nullptr) {
       const auto [status, why] = stop.reason();
       lock.unlock();

@@ -12,8 +12,10 @@
 #include "free_slots.hpp"
 #include "host_stages.hpp"
 #include "item_validation.hpp"
+#include "gpu_start_rule.hpp"
 #include "lane_executor.hpp"
 #include "lane_queue.hpp"
+#include "member.hpp"
 #include "slot.hpp"
 #include "slot_layout.hpp"
 #include "staging_pool.hpp"
@@ -31,7 +33,9 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <stop_token>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -44,45 +48,69 @@ namespace detail {
 struct Engine::Impl {
   using ItemState = detail::ItemState;
   using Slot = detail::Slot;
+  using Member = detail::Member;
 
   Operation op;
   EngineOptions options;
-  Backend backend = Backend::host;
-  std::vector<int> devices;  // the set, as resolved; a lost device stays listed
-  std::vector<int> numa_nodes;  // per device: the host node nearest it, -1 unknown
+  DeviceSet set;
   Timeline timeline;
 
-  std::vector<std::unique_ptr<Slot>> slots;
-  std::vector<std::unique_ptr<detail::LaneQueue>> lanes;
   std::unique_ptr<detail::WorkerPool> workers;
   std::unique_ptr<CopyQueue> copier;
-  // Input staging blocks, lent per slot: a pool per device, so that each device's DMA reads
-  // blocks of its own.
-  std::vector<std::unique_ptr<detail::StagingPool>> staging;
 
   std::mutex mutex;  // guards everything below
   std::condition_variable slot_freed;
   std::condition_variable drained;
-  detail::FreeSlots free_slots{0, 1};
+  std::condition_variable start_changed;  // a GPU joined or failed; the CPU was measured; stop
+  // The members, the CPU first; a member's position is its index. Pointers stay valid: a
+  // slot or lane refers to its member by pointer, without the lock.
+  std::vector<std::unique_ptr<Member>> members;
+  int lanes_numbered = 0;  // engine-wide lane numbers given out so far
+  detail::FreeSlots free_slots;
   Slot* open_slot = nullptr;  // batch being filled
   detail::BatchFill open_batch{detail::BatchLimits{}};  // what open_slot holds so far
   std::size_t next_index = 0;
   std::size_t outstanding = 0;
+  std::size_t items_taken = 0, batches_taken = 0;  // handed to slots, for the GPU start rule
+  std::size_t gpus_starting = 0;  // GPUs (or the search for them) not joined or failed yet
   RunStats stats;
   detail::StopState stop;
+  // Errors say which member an item ran on when the set may hold more than one.
+  bool names_members_in_errors = false;
+  bool cpu_beside_gpus = false;  // the CPU and real GPUs: items in GPU memory must avoid the CPU
 
   detail::Deliverer delivery{options.delivery, options.on_complete, [this](ItemStatus s) { handed(s); }};
 
+  // Starts the GPUs (finds them, waits for the GPU start rule, starts each on a thread of
+  // its own); stopped and joined first thing in the destructor.
+  std::jthread gpu_starter;
+
   Impl(Operation o, EngineOptions opt);
   ~Impl();
+
+  // ---- the device set ---------------------------------------------------------------------
+
+  // Adds a member at the next position (under `mutex`, or before any thread shares the set).
+  Member& add_member(int device, bool simulated, int lanes);
+  [[nodiscard]] detail::MemberBuild member_build();
+  // The GPU start thread's work: the rule, the search, each GPU on its own thread.
+  void start_gpus(const std::stop_token& stop_token) noexcept;
+  // One GPU: its lanes and staging, the operation's start_device, then it joins the set;
+  // or it stays out with its reason.
+  void start_gpu(Member& m, const std::stop_token& stop_token) noexcept;
+  [[nodiscard]] detail::GpuStartFacts gpu_start_facts() const;  // under mutex
+  [[nodiscard]] std::string member_name(const Member& m) const;
 
   // ---- submission -------------------------------------------------------------------------
 
   std::future<ItemResult> submit(Item item);
 
   // Waits (backpressure) for a free slot on a device left in the set, and takes one of the
-  // device expected to finish first; nullptr when cancelled or failed meanwhile.
-  Slot* acquire_slot(std::unique_lock<std::mutex>& lock);
+  // device expected to finish first (`gpu_only`: among the GPUs); nullptr when cancelled or
+  // failed meanwhile.
+  Slot* acquire_slot(std::unique_lock<std::mutex>& lock, bool gpu_only);
+  // Whether the item's memory is on a GPU, so that the CPU's lanes must not take it.
+  [[nodiscard]] bool in_gpu_memory(const Item& item) const;
   [[nodiscard]] bool stopped_now() noexcept;
 
   // Fails a slot that must not start (cancelled or failed meanwhile).
@@ -120,11 +148,9 @@ struct Engine::Impl {
   // Counts an item handed over to its caller.
   void handed(ItemStatus status) noexcept;
 
-  // ---- devices ----------------------------------------------------------------------------
+  // ---- losing a device --------------------------------------------------------------------
 
-  [[nodiscard]] std::string device_name(int device) const;
-
-  // Takes the device of a sticky error out of the set (once); when none is left, nothing
+  // Takes the member of a sticky error out of the set (once); when none is left, nothing
   // more may start. Returns whether the slot's items are to run again elsewhere.
   bool lose_device(std::size_t member, const std::exception_ptr& error) noexcept;
 
@@ -135,8 +161,10 @@ struct Engine::Impl {
   // ---- control ----------------------------------------------------------------------------
 
   void set_fatal(const std::string& what);
+  void stop_staging();  // wakes and ends every wait for staging (cancelled or failed)
   RunStats drain();
   void cancel();
+  std::vector<DeviceReport> reports();
 };
 
 }  // namespace streampipe::pipeline

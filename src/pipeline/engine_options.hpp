@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
-// An engine's configuration: which options are accepted, the backend and host threads they
-// come to, and the line Engine::describe() prints.
+// An engine's configuration: which options are accepted, the host threads they come to, and
+// the line Engine::describe() prints.
 
+#include "streampipe/pipeline/device_set.hpp"
 #include "streampipe/pipeline/engine.hpp"
-#include "streampipe/pipeline/operation.hpp"
 
 #include <string>
 #include <vector>
@@ -12,24 +12,16 @@
 namespace streampipe::pipeline::detail {
 
 // The options as the engine runs them: graph replay keeps a staging block per slot (its
-// addresses must not move). Throws std::invalid_argument when lanes, depth or batch_items
-// is below 1.
+// addresses must not move). Throws std::invalid_argument when lanes, cpu_lanes, depth or
+// batch_items is out of range, or gpu_start_ms is negative.
 [[nodiscard]] EngineOptions checked_options(EngineOptions options);
-
-// options.backend, or for automatic the GPU when one is usable, else the host. Throws
-// std::invalid_argument when `op` has no form for that backend.
-[[nodiscard]] Backend resolve_backend(const EngineOptions& options, const Operation& op);
-
-// options.devices, or when empty every usable GPU (GPU backend) or one simulated device 0
-// (host backend). Throws std::out_of_range naming a GPU index that does not exist, and
-// std::invalid_argument for a negative index.
-[[nodiscard]] std::vector<int> resolve_devices(const EngineOptions& options, Backend backend);
 
 // options.host_threads, or when 0 or less one per core, within [2, 32].
 [[nodiscard]] int host_worker_count(const EngineOptions& options) noexcept;
 
-// On the GPU backend it asks the device for its name; Device's errors pass through.
-[[nodiscard]] std::string describe_engine(const EngineOptions& options, Backend backend,
-                                          const std::vector<int>& devices, int host_workers);
+// "the CPU: 4 lanes; GPU 0 (NVIDIA H100 ...): 4 lanes x depth 2, ..." from the members as
+// they are now. Names a GPU that has joined; Device's errors pass through.
+[[nodiscard]] std::string describe_engine(const EngineOptions& options, const std::vector<DeviceReport>& members,
+                                          int host_workers);
 
 }  // namespace streampipe::pipeline::detail

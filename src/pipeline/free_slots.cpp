@@ -3,8 +3,30 @@
 
 namespace streampipe::pipeline::detail {
 
-Slot* FreeSlots::take(double now_ms) {
-  const auto member = choice_.choose([&](std::size_t d) { return !queues_[d].empty(); });
+std::size_t FreeSlots::add_member(int slots, DeviceChoice::State state, bool gpu) {
+  queues_.emplace_back();
+  gpu_.push_back(gpu);
+  return choice_.add(slots, state);
+}
+
+void FreeSlots::join(std::size_t member, std::span<const std::unique_ptr<Slot>> slots) {
+  for (const auto& s : slots) queues_[member].push_back(s.get());
+  choice_.ready(member);
+}
+
+std::size_t FreeSlots::fail(std::size_t member) noexcept {
+  choice_.fail(member);
+  return choice_.alive_count();
+}
+
+std::size_t FreeSlots::lose(std::size_t member) noexcept {
+  choice_.lose(member);
+  return choice_.alive_count();
+}
+
+Slot* FreeSlots::take(double now_ms, bool gpu_only) {
+  const auto member = choice_.choose([&](std::size_t d) { return !queues_[d].empty(); },
+                                     [&](std::size_t d) { return !gpu_only || gpu_[d]; });
   if (!member) return nullptr;
   Slot* slot = queues_[*member].front();
   queues_[*member].pop_front();
@@ -14,18 +36,13 @@ Slot* FreeSlots::take(double now_ms) {
 }
 
 void FreeSlots::put_back_unused(Slot& slot) {
-  choice_.finished(slot.member, 0, 1, false);
+  choice_.finished(slot.member, 0, false);
   queues_[slot.member].push_front(&slot);
 }
 
 void FreeSlots::give_back(Slot& slot, double now_ms, bool ran) {
-  choice_.finished(slot.member, now_ms - slot.acquired_ms, per_device_, ran);
+  choice_.finished(slot.member, now_ms - slot.acquired_ms, ran);
   queues_[slot.member].push_back(&slot);
-}
-
-std::size_t FreeSlots::lose(std::size_t member) noexcept {
-  choice_.lose(member);
-  return choice_.alive_count();
 }
 
 }  // namespace streampipe::pipeline::detail

@@ -1,39 +1,45 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
-// The engine's free slots: a queue per device of its set, and the choice of the device that
-// takes the next batch (DeviceChoice). Pure: the engine guards it with its lock.
+// The engine's free slots: a queue per member of its device set, and the choice of the
+// member that takes the next batch (DeviceChoice). Pure: the engine guards it with its lock.
 
 #include "device_choice.hpp"
 #include "slot.hpp"
 
 #include <cstddef>
 #include <deque>
+#include <span>
 #include <vector>
 
 namespace streampipe::pipeline::detail {
 
 class FreeSlots {
  public:
-  // `per_device`: the slots each device runs at once (its lanes x depth).
-  FreeSlots(std::size_t devices, int per_device) : queues_(devices), choice_(devices), per_device_(per_device) {}
+  // A member of `slots` slots at the next position (returned), starting or ready; `gpu`:
+  // a real GPU, which may take items in GPU memory.
+  std::size_t add_member(int slots, DeviceChoice::State state, bool gpu);
+  // The member's slots, all free: it has started and takes work from now on.
+  void join(std::size_t member, std::span<const std::unique_ptr<Slot>> slots);
+  // The member could not start; returns how many members are left alive (ready or starting).
+  std::size_t fail(std::size_t member) noexcept;
+  // The member leaves the set for good; returns how many are left alive.
+  std::size_t lose(std::size_t member) noexcept;
 
-  // A slot free from the start, or given back.
-  void add(Slot& slot) { queues_[slot.member].push_back(&slot); }
-  // A slot of the device expected to finish first among those left with one free, now its
-  // own (started at `now_ms`); nullptr when none has one.
-  [[nodiscard]] Slot* take(double now_ms);
+  // A slot of the member expected to finish first, now its own (started at `now_ms`);
+  // nullptr when that member is full or none is ready. `gpu_only`: among the GPUs.
+  [[nodiscard]] Slot* take(double now_ms, bool gpu_only = false);
   // A slot taken and never used: first in line again, and not counted as work done.
   void put_back_unused(Slot& slot);
-  // A slot whose batch ended at `now_ms`: its time counts toward its device's speed when
+  // A slot whose batch ended at `now_ms`: its time counts toward its member's speed when
   // the batch ran there.
   void give_back(Slot& slot, double now_ms, bool ran);
-  // Device `member` leaves the set; returns how many are left.
-  std::size_t lose(std::size_t member) noexcept;
+
+  [[nodiscard]] const DeviceChoice& choice() const noexcept { return choice_; }
 
  private:
   std::vector<std::deque<Slot*>> queues_;
+  std::vector<bool> gpu_;
   DeviceChoice choice_;
-  int per_device_;
 };
 
 }  // namespace streampipe::pipeline::detail

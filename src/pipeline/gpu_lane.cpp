@@ -54,12 +54,11 @@ class GpuLane final : public LaneExecutor {
  public:
   explicit GpuLane(const LaneConfig& config)
       : device_(config.device), config_(config), stream_(device_), anchor_(device_) {
-    slots_.reserve(static_cast<std::size_t>(config.slots));
-    for (int i = 0; i < config.slots; ++i) slots_.push_back(std::make_unique<SlotResources>(device_));
-    if (config.max_batch > 1) {
-      for (auto& s : slots_) s->descriptors = PinnedBuffer<ItemDescriptor>(static_cast<std::size_t>(config.max_batch));
+    // A lane sees only its member's slots that take it (every lanes-th): their events and
+    // buffers are made on their first batch, not for every slot of the member.
+    slots_.resize(static_cast<std::size_t>(config.slots));
+    if (config.max_batch > 1)
       d_descriptors_ = DeviceBuffer<ItemDescriptor>(device_, static_cast<std::size_t>(config.max_batch));
-    }
     // Places event times on the engine's clock: an event and a host reading taken together.
     anchor_.record(stream_.ref());
     anchor_.synchronize();
@@ -77,8 +76,22 @@ class GpuLane final : public LaneExecutor {
   void enqueue(SlotWork& work) override {
     const double t0 = config_.now_ms();
     NvtxRange range("streampipe lane enqueue");
-    SlotResources& slot = *slots_.at(static_cast<std::size_t>(work.slot));
     const StreamRef s = stream_.ref();
+    std::unique_ptr<SlotResources>& resources = slots_.at(static_cast<std::size_t>(work.slot));
+    try {
+      CurrentDeviceGuard guard(device_);
+      if (!resources) {
+        resources = std::make_unique<SlotResources>(device_);
+        if (config_.max_batch > 1)
+          resources->descriptors = PinnedBuffer<ItemDescriptor>(static_cast<std::size_t>(config_.max_batch));
+      }
+    } catch (...) {
+      work.error = std::current_exception();
+      work.must_wait = false;
+      work.enqueue_ms = config_.now_ms() - t0;
+      return;
+    }
+    SlotResources& slot = *resources;
     try {
       CurrentDeviceGuard guard(device_);
       grow(work.in_bytes, work.out_bytes);
@@ -88,7 +101,8 @@ class GpuLane final : public LaneExecutor {
 
       const Batch batch(d_in_ ? d_in_->data() : nullptr, work.in_bytes, d_out_ ? d_out_->data() : nullptr,
                         work.out_bytes, work.descriptors, batched ? d_descriptors_.data() : nullptr,
-                        config_.lane, config_.device, s, work.indices);
+                        config_.lane, config_.device, s, work.indices, config_.member_lane,
+                        device_state_of(config_));
       const auto enqueue_in = [&] {
         for (const auto& c : work.copies_in)
           // Default: the source is pinned host memory or device memory (unified addressing).
@@ -169,7 +183,10 @@ class GpuLane final : public LaneExecutor {
     work.enqueue_ms = config_.now_ms() - t0;
   }
 
-  void wait_inputs(int slot) override { slots_.at(static_cast<std::size_t>(slot))->inputs_in.synchronize(); }
+  void wait_inputs(int slot) override {
+    // Asked only for a slot whose copies in were enqueued: its resources exist.
+    slots_.at(static_cast<std::size_t>(slot))->inputs_in.synchronize();
+  }
 
   void wait(SlotWork& work) override {
     if (!work.must_wait) return;

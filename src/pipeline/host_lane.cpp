@@ -36,7 +36,7 @@ class HostLane final : public LaneExecutor {
     const double t0 = config_.now_ms();
     if (!work.op->host) {
       work.error = std::make_exception_ptr(std::logic_error(
-          "operation '" + work.op->name + "' has no host form, so it cannot run on the host backend"));
+          "operation '" + work.op->name + "' has no host form, so it cannot run on the CPU's lanes"));
       work.error_in_operation = true;
       work.must_wait = false;
       return;
@@ -97,7 +97,8 @@ class HostLane final : public LaneExecutor {
     signal(inputs_done_, w.slot);
     w.h2d_end_ms = config_.now_ms();
     const Batch batch(in_.data(), w.in_bytes, out_.data(), w.out_bytes, w.descriptors, nullptr,
-                      config_.lane, config_.device, std::nullopt, w.indices);
+                      config_.lane, config_.device, std::nullopt, w.indices, config_.member_lane,
+                      device_state_of(config_));
     try {
       w.op->host(batch);
     } catch (...) {

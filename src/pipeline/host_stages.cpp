@@ -25,6 +25,7 @@ class SlotStagingInput final : public StagingInput {
     slot_.in_stage = pool_.acquire_now(in_bytes, slot_.id);
     return {slot_.in_stage.data, in_bytes};
   }
+  [[nodiscard]] bool runs_host_form() const noexcept override { return slot_.host_form; }
   [[nodiscard]] bool allocated() const noexcept { return allocated_; }
 
  private:

@@ -83,12 +83,20 @@ class LaneExecutor {
 
 struct LaneConfig {
   int lane = 0;             // engine-wide
-  int device = 0;           // the CUDA device, or the host backend's simulated one
-  int slots = 1;            // slot ids this lane may see are < slots (engine-wide ids)
+  int member_lane = 0;      // among its member's lanes
+  int device = 0;           // the CUDA device, a simulated GPU, or kCpuDevice
+  int slots = 1;            // slot ids this lane may see are < slots (its member's ids)
   int max_batch = 1;
   bool use_graphs = false;
   double (*now_ms)() = nullptr;  // the engine's clock
+  // The member's Operation::start_device state, set before the member takes work.
+  const std::shared_ptr<void>* device_state = nullptr;
 };
+
+// The state a lane hands to the operation (Batch::device_state()).
+[[nodiscard]] inline void* device_state_of(const LaneConfig& c) noexcept {
+  return c.device_state != nullptr ? c.device_state->get() : nullptr;
+}
 
 std::unique_ptr<LaneExecutor> make_gpu_lane(const LaneConfig& config);
 std::unique_ptr<LaneExecutor> make_host_lane(const LaneConfig& config);

@@ -2,6 +2,8 @@
 #include "streampipe/pipeline/planner.hpp"
 #include "streampipe/report/host_info.hpp"
 
+#include "launch_concurrency.hpp"
+
 #include "streampipe/cuda/bandwidth.hpp"
 #include "streampipe/cuda/device_buffer.hpp"
 #include "streampipe/cuda/event.hpp"
@@ -52,6 +54,47 @@ double probe_ms(const Operation& op, int device_index, std::span<const std::byte
   return report::median(ms);
 }
 
+// Median wall time of `streams` launches of op at once, one per stream, each on its own
+// copy of `sample`: from an event before the first to the last one's end (ms).
+double probe_concurrent_ms(const Operation& op, int device_index, std::span<const std::byte> sample,
+                           std::size_t out_bytes, int streams) {
+  const Device device(device_index);
+  CurrentDeviceGuard guard(device);
+  const std::size_t n = static_cast<std::size_t>(streams);
+  std::vector<Stream> lanes;
+  std::vector<DeviceBuffer<std::byte>> ins, outs;
+  std::vector<Event> done;
+  lanes.reserve(n);
+  for (std::size_t k = 0; k < n; ++k) {
+    lanes.emplace_back(device);
+    ins.emplace_back(device, sample.size());
+    outs.emplace_back(device, std::max<std::size_t>(out_bytes, 1));
+    done.emplace_back(device);
+    SP_CUDA_CHECK(cudaMemcpyAsync(ins[k].data(), sample.data(), sample.size(), cudaMemcpyDefault, lanes[k].handle()));
+  }
+  for (auto& l : lanes) l.synchronize();
+  const std::vector<ItemDescriptor> items{{0, sample.size(), 0, out_bytes}};
+  const std::vector<std::size_t> indices{0};
+  Stream head(device);
+  Event start(device), stop(device);
+  std::vector<double> ms;
+  for (int run = 0; run < 3; ++run) {  // the first run warms the lanes up
+    start.record(head.ref());
+    for (std::size_t k = 0; k < n; ++k) {
+      SP_CUDA_CHECK(cudaStreamWaitEvent(lanes[k].handle(), start.handle(), 0));
+      op.device(Batch(ins[k].data(), sample.size(), outs[k].data(), out_bytes, items, nullptr, static_cast<int>(k),
+                      device.index(), lanes[k].ref(), indices));
+      done[k].record(lanes[k].ref());
+      SP_CUDA_CHECK(cudaStreamWaitEvent(head.handle(), done[k].handle(), 0));
+    }
+    stop.record(head.ref());
+    stop.synchronize();
+    if (run > 0) ms.push_back(elapsed(start, stop).count());
+  }
+  return report::median(ms);
+}
+
+// Whether the set has a GPU to plan for: a named backend, or a GPU on the machine.
 Backend resolve(Backend b) {
   if (b == Backend::automatic) return Device::count() > 0 ? Backend::gpu : Backend::host;
   return b;
@@ -59,6 +102,28 @@ Backend resolve(Backend b) {
 
 // The set's first GPU: every device of a set runs the same lanes and batches.
 int probe_device(const EngineOptions& o) { return o.devices.empty() ? 0 : o.devices.front(); }
+
+// The most launches the planner gives lanes of their own on one GPU (a GPU runs at most 128
+// grids at once on the architectures streampipe builds for).
+constexpr int kMaxLanes = 128;
+
+// Probes `op` on 8, 32 and 128 streams at once (no more than the items, and no more than a
+// quarter of the GPU's free memory holds) and plans lanes from what ran at once.
+detail::ConcurrencyPlan probe_concurrency(const Operation& op, int device, std::span<const std::byte> sample,
+                                          std::size_t out_bytes, std::size_t count, const Plan& plan) {
+  const std::size_t per_stream = sample.size() + out_bytes + 512;
+  const std::size_t memory_cap = Device(device).memory_info().free_bytes / 4 / std::max<std::size_t>(per_stream, 1);
+  const int cap = static_cast<int>(std::min<std::size_t>({count, memory_cap, static_cast<std::size_t>(kMaxLanes)}));
+  std::vector<detail::ConcurrencyProbe> probes;
+  for (const int k : {8, 32, kMaxLanes}) {
+    const int streams = std::min(k, cap);
+    if (streams < 2 || (!probes.empty() && probes.back().streams >= streams)) break;
+    probes.push_back({streams, probe_concurrent_ms(op, device, sample, out_bytes, streams)});
+    // A width that did not run at once rules out the wider ones.
+    if (probes.back().streams * plan.kernel_ms_one / probes.back().ms < 0.75 * probes.back().streams) break;
+  }
+  return detail::plan_concurrency(plan.kernel_ms_one, probes, count, cap);
+}
 
 }  // namespace
 
@@ -146,14 +211,23 @@ Plan plan_items(const Operation& op, std::span<const std::byte> sample, std::siz
     plan.options.batch_items = 1;
     plan.kernel_ms = plan.kernel_ms_one;
     plan.transfer_ms = item_transfer;
-    if (plan.kernel_ms_one <= item_transfer) {
+    detail::ConcurrencyPlan wide;
+    if (plan.kernel_ms_one > item_transfer && count >= 2) wide = probe_concurrency(op, device, sample, out_bytes, count, plan);
+    if (wide.lanes > 0) {
+      // Batched launches run one after another on a lane; launches that each fill a fraction
+      // of the GPU need lanes of their own to run at once.
+      plan.options.lanes = wide.lanes;
+      plan.reason = fmt::format("small launches: {}; no batching ({} items in one launch {:.3f} ms)", wide.reason,
+                                kProbeBatch, batch_ms);
+    } else if (plan.kernel_ms_one <= item_transfer) {
       plan.options.lanes = 4;
       plan.reason = fmt::format("copy-bound: kernel {:.3f} ms vs transfer {:.3f} ms per item -> 4 lanes, no batching",
                                 plan.kernel_ms_one, item_transfer);
     } else {
       plan.options.lanes = static_cast<int>(std::clamp(std::ceil(plan.kernel_ms_one / item_transfer) + 2.0, 4.0, 16.0));
-      plan.reason = fmt::format("compute-bound: kernel {:.3f} ms vs transfer {:.3f} ms per item -> {} lanes",
-                                plan.kernel_ms_one, item_transfer, plan.options.lanes);
+      plan.reason = fmt::format("compute-bound: kernel {:.3f} ms vs transfer {:.3f} ms per item{} -> {} lanes",
+                                plan.kernel_ms_one, item_transfer,
+                                wide.reason.empty() ? std::string() : "; " + wide.reason, plan.options.lanes);
     }
   }
   plan.options.depth = 2;

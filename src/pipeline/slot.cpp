@@ -35,9 +35,9 @@ void mark_not_run(ItemState& it, ItemStatus status, const std::string& why) {
   it.result.error = fmt::format("{}: {}", item_name(it.index, it.item.label), why);
 }
 
-bool host_memory_is_direct(bool host_backend, const void* p) { return host_backend || is_copy_engine_direct(p); }
+bool host_memory_is_direct(bool host_form, const void* p) { return host_form || is_copy_engine_direct(p); }
 
-bool prepare_work(Slot& slot, const Operation& op, bool host_backend) {
+bool prepare_work(Slot& slot, const Operation& op) {
   auto& w = slot.work;
   w.clear();
   w.slot = slot.id;
@@ -49,7 +49,7 @@ bool prepare_work(Slot& slot, const Operation& op, bool host_backend) {
     if (it.failed) continue;
     if (!it.item.produce) place.out_bytes = it.out_bytes;  // a produce item's came with its allocation
     place.out = it.item.out.data();
-    place.stage_out = it.item.consume || (place.out_bytes > 0 && !host_memory_is_direct(host_backend, place.out));
+    place.stage_out = it.item.consume || (place.out_bytes > 0 && !host_memory_is_direct(slot.host_form, place.out));
     w.indices.push_back(it.index);
   }
   if (w.indices.empty()) return false;

@@ -32,13 +32,19 @@ struct ItemState {
   double submitted_ms = 0, assigned_ms = 0;
   std::size_t out_bytes = 0;  // known at submission (validate_item); a produce item's comes later
   bool failed = false;  // its result is final: later stages pass it by
+  bool gpu_only = false;  // its memory is on a GPU: never the CPU's lanes
 };
 
+struct Member;
+
 struct Slot {
-  int id = 0;
+  int id = 0;                   // among its member's slots
   int lane = 0;                 // engine-wide lane index
-  std::size_t member = 0;       // its device's position in the engine's set
-  int device = 0;               // that device (EngineOptions::devices)
+  int member_lane = 0;          // among its member's lanes
+  std::size_t member = 0;       // its member's position in the engine's set
+  Member* owner = nullptr;      // that member
+  int device = 0;               // its device: a GPU (or simulated GPU), or kCpuDevice
+  bool host_form = false;       // the operation's host form runs its batches (CPU, simulated GPU)
   double acquired_ms = 0;       // when its current batch took it
   std::size_t max_items = 1;
   StagingPool::Lease in_stage;  // lent from the engine's staging pool while needed
@@ -52,8 +58,10 @@ struct Slot {
 
   // Room for `max_items` from the start, kept from batch to batch: adding an item to a slot
   // does not allocate, so an item that submit() counted reaches a slot that will deliver it.
-  Slot(int id_, int lane_, std::size_t member_, int device_, bool pinned, std::size_t max_items_, int numa_node = -1)
-      : id(id_), lane(lane_), member(member_), device(device_), max_items(max_items_), out_stage(pinned, numa_node) {
+  Slot(int id_, int lane_, int member_lane_, Member& owner_, std::size_t member_, int device_, bool host_form_,
+       std::size_t max_items_, int numa_node = -1)
+      : id(id_), lane(lane_), member_lane(member_lane_), member(member_), owner(&owner_), device(device_),
+        host_form(host_form_), max_items(max_items_), out_stage(!host_form_, numa_node) {
     items.reserve(max_items);
     layout.reserve(max_items);
   }
@@ -66,15 +74,15 @@ void mark_failed(ItemState& it, std::exception_ptr e, const std::string& what);
 // Ends an item that did not run: its error names it, then `why`.
 void mark_not_run(ItemState& it, ItemStatus status, const std::string& why);
 // Whether the lane's copies read or write the caller's memory at `p` in place: anything on
-// the host backend (its "device" is the host); on the GPU what a copy engine takes at full
-// speed as it is (pinned host, device or managed memory: is_copy_engine_direct), so only
-// pageable memory is staged.
-[[nodiscard]] bool host_memory_is_direct(bool host_backend, const void* p);
+// a member running the host form (its "device" is the host); on a GPU what a copy engine
+// takes at full speed as it is (pinned host, device or managed memory:
+// is_copy_engine_direct), so only pageable memory is staged.
+[[nodiscard]] bool host_memory_is_direct(bool host_form, const void* p);
 // Readies slot.work for the slot's items that have not failed: their output sizes and
 // where each output goes, the layout, the output staging and the copies. Returns false
 // when no item is left to run. Throws std::bad_alloc, and CudaError when no pinned memory
 // is left for the output staging; the slot's items are then as they were.
-[[nodiscard]] bool prepare_work(Slot& slot, const Operation& op, bool host_backend);
+[[nodiscard]] bool prepare_work(Slot& slot, const Operation& op);
 // Whether `e` is a sticky CudaError: its device can run nothing more.
 [[nodiscard]] bool is_sticky_error(const std::exception_ptr& e) noexcept;
 // Fails every item of the slot not failed yet: `what` failed with `e` (mark_failed).

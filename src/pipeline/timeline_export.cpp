@@ -5,6 +5,8 @@
 
 #include "streampipe/pipeline/timeline.hpp"
 
+#include "streampipe/pipeline/device_set.hpp"
+
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
@@ -23,10 +25,13 @@ struct Row {
   std::string name;
 };
 
-// A device's rows together, devices in order: each has its own copy engines and lanes.
+// A device's rows together, the CPU's lanes first, then the GPUs in order: each has its own
+// copy engines (the CPU's lanes copy with memcpy) and lanes.
 Row row_of(const StageRecord& r) {
-  const int base = std::max(r.device, 0) * 100000;
-  const std::string device = r.device >= 0 ? fmt::format("device {} ", r.device) : std::string();
+  const int base = std::max(r.device + 1, 0) * 100000;
+  const std::string device = r.device >= 0 ? fmt::format("GPU {} ", r.device)
+                             : r.device == kCpuDevice ? std::string("CPU ")
+                                                      : std::string();
   switch (r.stage) {
     case Stage::h2d: return {base, device + "copy H2D"};
     case Stage::d2h: return {base + 1, device + "copy D2H"};

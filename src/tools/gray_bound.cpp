@@ -30,8 +30,6 @@ RunBound run_bound(const RunSummary& s) {
   RunBound b;
   if (s.records.empty() || s.wall_ms <= 0) return b;
   const TimeSplit t = split_time(s.records, s.wall_ms);
-  const bool gpu = s.backend == "gpu";
-
   // Workers: as the run resolved them; for a summary without them, the most host stages seen
   // at once (all of them, when the workers were the bound).
   const int workers = s.threads > 0 ? s.threads : std::max(1, most_at_once(s.records));
@@ -40,31 +38,36 @@ RunBound run_bound(const RunSummary& s) {
   b.encode_share = t.encode_ms / worker_capacity_ms;
   b.stages.push_back({"host workers", b.decode_share + b.encode_share, workers, t.decode_ms + t.encode_ms});
 
-  std::set<int> devices;
-  std::set<std::pair<int, int>> lanes_seen;
-  for (const auto& r : s.records)
-    if (r.lane >= 0) {
-      devices.insert(r.device);
-      lanes_seen.emplace(r.device, r.lane);
-    }
-  if (gpu) {
+  // GPUs: each device busy when any of its lanes copies or computes. The CPU's lanes: each
+  // lane a thread of its own.
+  std::set<int> gpus;
+  std::set<int> cpu_lanes_seen;
+  for (const auto& r : s.records) {
+    if (r.lane < 0) continue;
+    if (r.device >= 0) gpus.insert(r.device);
+    else cpu_lanes_seen.insert(r.lane);
+  }
+  if (!gpus.empty()) {
     double busy = 0;
-    for (const int d : devices) {
+    for (const int d : gpus) {
       std::vector<pipeline::StageRecord> mine;
       for (const auto& r : s.records)
         if (r.lane >= 0 && r.device == d) mine.push_back(r);
       busy += split_time(mine, s.wall_ms).device_busy_ms;
     }
-    const int n = std::max<int>(1, static_cast<int>(devices.size()));
+    const int n = static_cast<int>(gpus.size());
     b.stages.push_back({"device", busy / (n * s.wall_ms), n, busy});
-  } else {
-    int lanes = s.lanes > 0 ? s.lanes * std::max<int>(1, static_cast<int>(devices.size()))
-                            : static_cast<int>(lanes_seen.size());
-    lanes = std::max(1, lanes);
-    const double busy = t.h2d_ms + t.compute_ms + t.d2h_ms;
+  }
+  if (!cpu_lanes_seen.empty()) {
+    const int lanes = std::max(s.cpu_lanes, static_cast<int>(cpu_lanes_seen.size()));
+    double busy = 0;
+    for (const auto& r : s.records)
+      if (r.lane >= 0 && r.device < 0) busy += r.end_ms - r.start_ms;
     b.stages.push_back({"host lanes", busy / (lanes * s.wall_ms), lanes, busy});
   }
-  b.bound = b.stages[1].share > b.stages[0].share ? 1 : 0;
+  b.bound = 0;
+  for (std::size_t i = 1; i < b.stages.size(); ++i)
+    if (b.stages[i].share > b.stages[b.bound].share) b.bound = i;
   return b;
 }
 

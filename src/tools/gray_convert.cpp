@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
-// The gray tool's run (see gray.hpp). Without nvJPEG in the run, one engine item per file:
-// decode and encode on host workers, the luma on the lanes. With it, one item per group of
-// files (gray_gpu_stage.hpp), so that the GPU's JPEG engines get many images per call.
+// The gray tool's run (see gray.hpp): items built, submitted to the engine's device set,
+// drained. Without nvJPEG in the run, one item per file: decode and encode on host workers,
+// the luma on whichever member takes it. With it, one item per group of files
+// (gray_gpu_stage.hpp), so that a GPU's JPEG engines get many images per call.
 
 #include "streampipe/tools/gray.hpp"
 
-#include "gray_file_cursor.hpp"
 #include "gray_file_io.hpp"
-#include "gray_host_start.hpp"
+#include "gray_run_summary.hpp"
 
 #include "streampipe/cuda/device.hpp"
 #include "streampipe/cuda/nvtx.hpp"
@@ -26,13 +26,10 @@
 #include <chrono>
 #include <memory>
 #include <mutex>
-#include <optional>
 #include <stdexcept>
 #include <stop_token>
 
 namespace streampipe::tools::gray {
-namespace fs = std::filesystem;
-
 namespace {
 
 // One file, one item: a host worker decodes it into the staging input as 8-bit RGB, the lane
@@ -56,89 +53,63 @@ pipeline::Item file_item(FileResult& file, const Options& o, report::Overwrite o
   return item;
 }
 
-// Larger batches gain little (3750 against 3090 images/s at 64), and on an H100 (nvJPEG
-// 13.0.1) two streams decoding batches of 64 or a run with groups of 32 did not return.
+// Larger batches gain little (docs/gray.md), and on an H100 (nvJPEG 13.0.1) two streams
+// decoding batches of 64 or a run with groups of 32 did not return.
 constexpr std::size_t kMaxAutoGroup = 16;
 
 // Files per engine item with nvJPEG. The JPEG engines run at a sixth of their rate with one
-// image per call and near their best from 16 (docs/gray.md); but a group is encoded by one
-// worker, so with PNG outputs (the host's work) smaller groups keep every worker busy to
-// the end: there are then about four groups per worker, two with GPU-encoded JPEGs.
+// image per call and near their best from 16 (docs/gray.md); but a group is decoded (on the
+// CPU's lanes) or encoded by one worker, so with host encoding smaller groups keep every
+// worker busy to the end: there are then about four groups per worker, two with GPU-encoded
+// JPEGs.
 std::size_t group_size(std::size_t files, int threads, bool host_encodes) {
   const std::size_t groups = static_cast<std::size_t>(threads) * (host_encodes ? 4 : 2);
   return std::clamp<std::size_t>((files + groups - 1) / groups, 1, host_encodes ? 8 : kMaxAutoGroup);
 }
 
-std::string resolved(bool gpu) { return gpu ? "gpu" : "cpu"; }
+// What a GPU's start costs a run with nvJPEG (its handles and lane states, docs/gray.md) and
+// without (a context and pools): the CPU alone finishes a shorter run.
+constexpr double kGpuStartWithNvjpegMs = 2500;
+constexpr double kGpuStartMs = 500;
 
-// Backend::automatic with host start takes the GPU only for runs of at least this many files
-// per host thread. The GPU's start (CUDA, nvJPEG's handles and states) and tear-down take
-// about as long as a thread converting this many 1080p JPEGs, and gray on the GPU is at
-// best a few times the host's rate; shorter runs end sooner on the host (docs/gray.md).
-constexpr std::size_t kFilesPerThreadForGpu = 100;
-
-void total_up(RunSummary& summary) {
-  for (const auto& f : summary.files) {
-    summary.bytes_in += f.bytes_in;
-    if (f.ok && f.decoder == "gpu") ++summary.gpu_decoded;
-    if (!f.fallback.empty()) ++summary.fallbacks[f.fallback];
-    if (f.ok) {
-      ++summary.ok;
-      summary.bytes_out += f.bytes_out;
-      summary.pixels += static_cast<std::uint64_t>(f.width) * f.height;
-    } else if (f.cancelled) {
-      ++summary.cancelled;
-    } else {
-      ++summary.failed;
-    }
-  }
-}
-
-// The host-start files into the summary after the run: their records and an ItemResult
-// each, numbered after the engine's `engine_items` items (the engine numbered its own from 0).
-void add_host_start(RunSummary& summary, const detail::HostStart& early, std::size_t engine_items) {
-  std::vector<std::size_t> item_of(summary.files.size());
-  for (std::size_t k = 0; k < early.files().size(); ++k) item_of[early.files()[k]] = engine_items + k;
-  for (pipeline::StageRecord r : early.records()) {
-    const std::size_t file = r.first_item;
-    r.first_item = item_of[file];
-    pipeline::ItemResult& item = summary.items.at(file);
-    item.timing.latency_ms += r.end_ms - r.start_ms;
-    (r.stage == pipeline::Stage::stage_in ? item.timing.stage_in_ms : item.timing.stage_out_ms) = r.end_ms - r.start_ms;
-    summary.records.push_back(r);
-  }
-  for (const std::size_t file : early.files()) {
-    const FileResult& f = summary.files[file];
-    pipeline::ItemResult& item = summary.items[file];
-    item.index = item_of[file];
-    item.label = f.input.string();
-    item.status = f.ok ? pipeline::ItemStatus::done : pipeline::ItemStatus::failed;
-    item.error = f.error;
-  }
-  summary.host_start_files = early.files().size();
-}
-
-}  // namespace
-
-RunSummary convert(std::span<const Job> jobs, const Options& o) {
-  const auto t_call = std::chrono::steady_clock::now();
-  const auto since_call = [t_call] {
-    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t_call).count();
-  };
+void check_options(const Options& o) {
   if (o.jpeg_quality < 1 || o.jpeg_quality > 100)
     throw std::invalid_argument(fmt::format("JPEG quality {} is not in 1-100", o.jpeg_quality));
   if (o.png_compression < 0 || o.png_compression > 9)
     throw std::invalid_argument(fmt::format("PNG compression {} is not in 0-9", o.png_compression));
-  if (o.threads < 0 || o.threads > 1024) throw std::invalid_argument(fmt::format("threads {} is not in 0-1024", o.threads));
-  if (o.lanes < 0 || o.lanes > 64) throw std::invalid_argument(fmt::format("lanes {} is not in 0-64", o.lanes));
+  const auto& e = o.engine;
+  if (e.host_threads < 0 || e.host_threads > 1024)
+    throw std::invalid_argument(fmt::format("threads {} is not in 0-1024", e.host_threads));
+  if (e.lanes < 0 || e.lanes > 64) throw std::invalid_argument(fmt::format("lanes {} is not in 0-64", e.lanes));
+  if (e.cpu_lanes < 0 || e.cpu_lanes > 1024)
+    throw std::invalid_argument(fmt::format("CPU lanes {} is not in 0-1024", e.cpu_lanes));
   if (o.group < 0 || o.group > 256) throw std::invalid_argument(fmt::format("group {} is not in 0-256", o.group));
+}
 
-  const int threads = o.threads > 0 ? o.threads : static_cast<int>(std::max(2u, report::usable_cores()));
+}  // namespace
+
+pipeline::EngineOptions engine_defaults() {
+  pipeline::EngineOptions o;
+  o.lanes = 4;
+  o.cpu_lanes = 0;
+  o.depth = 0;
+  o.host_threads = 0;
+  o.gpu_start_ms = 0;
+  o.delivery = pipeline::Delivery::as_completed;
+  return o;
+}
+
+RunSummary convert(std::span<const Job> jobs, const Options& o) {
+  const auto t_call = std::chrono::steady_clock::now();
+  const double call_ms = pipeline::Timeline::now_ms();
+  check_options(o);
+  const int threads = o.engine.host_threads > 0 ? o.engine.host_threads
+                                                : static_cast<int>(std::max(2u, report::usable_cores()));
   const bool gpu_asked = o.decode == Decode::gpu || o.encode == Encode::gpu;
   if (gpu_asked && !gpu_decode_available())
     throw std::invalid_argument("GPU JPEG decoding and encoding need nvJPEG, which this build does not have");
-  // Decode::gpu and Encode::gpu ask for every JPEG to go through nvJPEG.
-  const bool host_start = o.host_start && !gpu_asked && !jobs.empty();
+  if (gpu_asked && (o.engine.backend == pipeline::Backend::host || o.engine.simulate_gpus))
+    throw std::invalid_argument("GPU JPEG decoding and encoding need a GPU, not the host backend");
 
   // One range over the whole run in Nsight Systems. Opened before the engine starts its
   // threads, it also makes NVTX's lazy initialization happen once, here, not racing in them.
@@ -151,137 +122,57 @@ RunSummary convert(std::span<const Job> jobs, const Options& o) {
     summary.files[i].output = jobs[i].output;
   }
   const report::Overwrite overwrite = o.force ? report::Overwrite::allow : report::Overwrite::refuse;
-
-  // Files are taken in job order by whoever is ready: the host-start threads one at a time
-  // until the engine is, then the engine, a group (or one file) per item.
-  detail::FileCursor cursor(jobs.size());
-  // A stop takes no file after it; the engine's own stop callback, below, cancels its items.
-  const std::stop_callback close_on_stop(o.stop, [&cursor] { cursor.close(); });
-  std::mutex progress_mutex;
-  std::size_t finished = 0;
-  const auto report_file = [&](const FileResult& f) {  // under progress_mutex
-    ++finished;
-    if (o.on_file) o.on_file(f, finished);
-  };
-  // The conversion starts with the first file taken: here with host start, else once the
-  // engine is ready.
-  auto t0 = std::chrono::steady_clock::now();
-  summary.setup_ms = since_call();
-  std::optional<detail::HostStart> early;
-  summary.host_start = host_start;
   // setenv() races with the getenv() of threads already running (libjpeg-turbo reads its
   // settings on each thread's first decode): the environment is final before they start.
-  if (o.backend != pipeline::Backend::host) request_hardware_queues();
-  if (host_start)
-    early.emplace(summary.files, o, overwrite, cursor, threads, [&](std::size_t file) {
-      const std::lock_guard lock(progress_mutex);
-      report_file(summary.files[file]);
-    });
+  if (o.engine.backend != pipeline::Backend::host && !o.engine.simulate_gpus) request_hardware_queues();
 
-  // Everything from here to the engine's first item overlaps the host-start threads' work,
-  // CUDA's initialization included (Backend::automatic asks for the GPUs here).
-  pipeline::Backend backend = o.backend;
-  const std::size_t gpu_from = static_cast<std::size_t>(threads) * kFilesPerThreadForGpu;
-  if (backend == pipeline::Backend::automatic && host_start && jobs.size() < gpu_from) {
-    backend = pipeline::Backend::host;
-    summary.backend_note = fmt::format(
-        "auto chose the host: {} file(s) are fewer than the GPU's start repays ({}, {} per host thread)", jobs.size(),
-        gpu_from, kFilesPerThreadForGpu);
-  } else if (backend == pipeline::Backend::automatic) {
-    backend = Device::count() > 0 ? pipeline::Backend::gpu : pipeline::Backend::host;
-  }
-  if (gpu_asked && backend != pipeline::Backend::gpu)
-    throw std::invalid_argument("GPU JPEG decoding and encoding need the GPU backend");
-  summary.gpus_found_ms = since_call();
-  // Backend::automatic: once the host-start threads have taken every file, the GPU's start
-  // is stopped at its next step and the engine is made on the host (it finds nothing left).
-  const bool may_stop_gpu = o.backend == pipeline::Backend::automatic && host_start;
-  const auto all_taken = [&] { return may_stop_gpu && cursor.claimed() >= jobs.size(); };
-  const auto stop_gpu = [&] {
-    backend = pipeline::Backend::host;
-    summary.backend_note = fmt::format(
-        "the host threads took every file before the GPU was ready: its start was stopped {:.2f} s after the first "
-        "file was taken",
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
-  };
-  if (backend == pipeline::Backend::gpu && all_taken()) stop_gpu();
-  const int lanes = o.lanes > 0 ? o.lanes : backend == pipeline::Backend::gpu ? 4 : std::max(2, threads / 4);
-  const bool nvjpeg = gpu_decode_available() && backend == pipeline::Backend::gpu;
+  pipeline::EngineOptions eo = o.engine;
+  eo.host_threads = threads;
+  eo.lanes = eo.lanes > 0 ? eo.lanes : 4;
+  eo.cpu_lanes = eo.cpu_lanes > 0 ? eo.cpu_lanes : std::max(2, threads / 4);
+  // Enough slots that every worker can stage one item while each lane holds one.
+  if (eo.depth <= 0) eo.depth = std::max(2, (threads + 2 * std::min(eo.lanes, eo.cpu_lanes) - 1) / std::min(eo.lanes, eo.cpu_lanes));
+  // Decode::gpu and Encode::gpu ask for every JPEG to go through nvJPEG: the GPUs only.
+  if (gpu_asked && eo.backend == pipeline::Backend::automatic) eo.backend = pipeline::Backend::gpu;
+  const bool may_use_gpu = eo.backend != pipeline::Backend::host && !eo.simulate_gpus;
+  const bool nvjpeg = gpu_decode_available() && may_use_gpu;
   const bool gpu_decode = nvjpeg && o.decode != Decode::cpu;
   const bool gpu_encode = nvjpeg && o.encode != Encode::cpu && o.format == io::ImageFormat::jpeg;
-  summary.decode = resolved(gpu_decode);
-  summary.encode = resolved(gpu_encode);
   if (gpu_decode || gpu_encode)
     summary.group = o.group > 0 ? static_cast<std::size_t>(o.group) : group_size(jobs.size(), threads, !gpu_encode);
+  const std::size_t per_item = summary.group;
+  eo.expected_items = (jobs.size() + per_item - 1) / per_item;
+  if (eo.gpu_start_ms <= 0) eo.gpu_start_ms = gpu_decode || gpu_encode ? kGpuStartWithNvjpegMs : kGpuStartMs;
 
-  pipeline::EngineOptions eo;
-  eo.backend = backend;
-  eo.devices = o.devices;
-  if (backend == pipeline::Backend::gpu && eo.devices.empty())
-    for (int d = 0; d < Device::count(); ++d) eo.devices.push_back(d);
-  eo.lanes = lanes;
-  // Enough slots that every worker can stage one item while each lane holds one on the device.
-  eo.depth = std::max(2, (threads + 2 * lanes - 1) / lanes);
-  eo.host_threads = threads;
-  eo.delivery = pipeline::Delivery::as_completed;
+#if defined(STREAMPIPE_HAVE_NVJPEG)
   // Declared before the engine, so it outlives the engine's lanes that use it.
-#if defined(STREAMPIPE_HAVE_NVJPEG)
   std::unique_ptr<detail::GpuStage> stage;
-  if (gpu_decode || gpu_encode) {
-    try {
-      stage = std::make_unique<detail::GpuStage>(
-          detail::GpuStageSetup{.devices = eo.devices, .lanes = lanes, .decode = gpu_decode, .encode = gpu_encode,
-                                .group = summary.group, .stop_start = all_taken},
-          summary.files, o);
-      summary.codecs = stage->describe();
-    } catch (const detail::StartStopped&) {
-      stop_gpu();
+  if (gpu_decode || gpu_encode)
+    stage = std::make_unique<detail::GpuStage>(
+        detail::GpuStageSetup{.decode = gpu_decode, .encode = gpu_encode, .group = per_item}, summary.files, o);
+  detail::GpuStage* const gpu_stage = stage.get();
+#endif
+  std::vector<std::size_t> item_file(jobs.size());  // without the GPU stage an item is one file
+  const auto first_file_of = [&](std::size_t item) -> std::pair<std::size_t, std::size_t> {
+#if defined(STREAMPIPE_HAVE_NVJPEG)
+    if (gpu_stage) {
+      const auto range = gpu_stage->files_of(item);
+      return {range.first, range.count};
     }
-  }
-#endif
-  summary.codecs_ready_ms = since_call();
-  if (backend == pipeline::Backend::gpu && all_taken()) stop_gpu();
-  if (backend == pipeline::Backend::host && eo.backend == pipeline::Backend::gpu) {
-    // The stopped GPU start's place: a host engine, made at once, for the files none took.
-    eo.backend = backend;
-    eo.devices.clear();  // on the host backend a device list means simulated devices
-    summary.decode = summary.encode = resolved(false);
-    summary.codecs.clear();
-    summary.group = 1;
-  }
-#if defined(STREAMPIPE_HAVE_NVJPEG)
-  // Made but not used when the start was stopped after it (released with the run).
-  detail::GpuStage* const gpu_stage = eo.backend == pipeline::Backend::gpu ? stage.get() : nullptr;
-#endif
-  // Without the GPU stage an item is one file: item_file[item] is its index.
-  std::vector<std::size_t> item_file(jobs.size());
-  const auto files_of = [&](std::size_t item) -> detail::FileRange {
-#if defined(STREAMPIPE_HAVE_NVJPEG)
-    if (gpu_stage) return gpu_stage->files_of(item);
 #endif
     return {item_file.at(item), 1};
   };
+  std::mutex progress_mutex;
+  std::size_t finished = 0;
   eo.on_complete = [&](const pipeline::ItemResult& r) {
     std::lock_guard lock(progress_mutex);
-    const auto [first, count] = files_of(r.index);
+    const auto [first, count] = first_file_of(r.index);
     for (std::size_t i = first; i < first + count; ++i) {
       FileResult& f = summary.files.at(i);
       summary.items.at(i) = r;
-      f.cancelled = r.status == pipeline::ItemStatus::cancelled;
-      // A file of a group may have failed alone (its error set) while the group went on.
-      f.ok = r.ok() && f.error.empty();
-      if (!r.ok() && f.error.empty()) {
-        std::string what = r.error;
-        if (r.exception) {
-          try {
-            std::rethrow_exception(r.exception);
-          } catch (...) {
-            what = detail::current_error(f.input);
-          }
-        }
-        f.error = detail::file_error(f.input, what);
-      }
-      report_file(f);
+      detail::settle_file(f, r);
+      ++finished;
+      if (o.on_file) o.on_file(f, finished);
     }
   };
 #if defined(STREAMPIPE_HAVE_NVJPEG)
@@ -289,41 +180,31 @@ RunSummary convert(std::span<const Job> jobs, const Options& o) {
 #else
   pipeline::Engine engine(ops::gray_operation(), eo);
 #endif
-  // The engine is ready: the host-start threads finish the files they hold and take no more.
-  if (early) early->stop();
-  summary.engine_ready_ms = since_call();
-  if (!early) {
-    t0 = std::chrono::steady_clock::now();
-    summary.setup_ms = summary.engine_ready_ms;
-  }
-  summary.backend = pipeline::backend_name(engine.backend());
-  summary.device = "host";
-  if (engine.backend() == pipeline::Backend::gpu) {
-    summary.device.clear();
-    for (const int d : engine.devices()) summary.device += (summary.device.empty() ? "" : ", ") + Device(d).name();
-  }
-  summary.engine = engine.describe();
+  const auto t0 = std::chrono::steady_clock::now();
+  summary.setup_ms = std::chrono::duration<double, std::milli>(t0 - t_call).count();
   summary.threads = threads;
-  summary.lanes = lanes;
+  summary.lanes = eo.lanes;
+  summary.cpu_lanes = engine.device_set().cpu ? eo.cpu_lanes : 0;
 
   // A stop cancels what has not reached a lane and wakes a submit waiting for a slot; the
   // loop then submits nothing more. Declared after the engine, so it is gone before it.
   const std::stop_callback cancel_on_stop(o.stop, [&engine] { engine.cancel(); });
-  std::size_t items = 0;
-  const std::size_t per_item = summary.group;
-  while (const auto files = cursor.claim(per_item)) {
+  std::size_t items = 0, submitted_files = 0;
+  for (std::size_t first = 0; first < jobs.size() && !o.stop.stop_requested(); first += per_item) {
+    const std::size_t count = std::min(per_item, jobs.size() - first);
 #if defined(STREAMPIPE_HAVE_NVJPEG)
     if (gpu_stage) {
-      (void)engine.submit(gpu_stage->item(items++, *files, overwrite));
+      (void)engine.submit(gpu_stage->item(items++, {first, count}, overwrite));
+      submitted_files = first + count;
       continue;
     }
 #endif
-    item_file[items++] = files->first;
-    (void)engine.submit(file_item(summary.files[files->first], o, overwrite));
+    item_file[items++] = first;
+    (void)engine.submit(file_item(summary.files[first], o, overwrite));
+    submitted_files = first + count;
   }
   engine.drain();
-  if (early) early->join();
-  for (std::size_t i = cursor.claimed(); i < jobs.size(); ++i) {
+  for (std::size_t i = submitted_files; i < jobs.size(); ++i) {
     summary.files[i].cancelled = true;
     summary.files[i].error = fmt::format("{}: not started: the run was stopped", jobs[i].input.string());
   }
@@ -334,8 +215,11 @@ RunSummary convert(std::span<const Job> jobs, const Options& o) {
   summary.sync_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t_sync).count();
   summary.wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
   summary.records = engine.timeline().records();
-  if (early) add_host_start(summary, *early, items);
-  total_up(summary);
+  summary.engine = engine.describe();
+#if defined(STREAMPIPE_HAVE_NVJPEG)
+  if (gpu_stage) summary.codecs = gpu_stage->describe();
+#endif
+  detail::total_up(summary, engine.device_report(), call_ms, gpu_encode);
   summary.timeline = engine.timeline().report();
   return summary;
 }

@@ -57,13 +57,29 @@ void decode_on_host(LaneCodecs& lane, const Device& device, const Ticket& t, Fil
 
 }  // namespace
 
+void GpuStage::Impl::run_host(const pipeline::Batch& b) {
+  if (b.size() != 1) throw std::logic_error("gray's GPU stage takes one group per batch");
+  const auto [first, count] = files_of(b.index(0));
+  const auto* in = b.in_as<const std::uint8_t>(0);
+  auto* out = b.out_as<std::uint8_t>(0);
+  for (std::size_t k = 0; k < count; ++k) {
+    const FileResult& f = files[first + k];
+    const Ticket& t = tickets[first + k];
+    if (t.kind == Ticket::Kind::failed) continue;
+    if (t.kind != Ticket::Kind::rgb) throw std::logic_error("gray: the CPU's lanes were given a compressed file");
+    const std::size_t pixels = std::size_t{f.width} * f.height;
+    ops::rgb_to_gray_host({in + t.in_offset, pixels * 3}, {out + t.out_offset, pixels});
+  }
+}
+
 void GpuStage::Impl::run_lane(const pipeline::Batch& b) {
   if (b.size() != 1) throw std::logic_error("gray's GPU stage takes one group per batch");
   const auto [first, count] = files_of(b.index(0));
-  const auto position = static_cast<std::size_t>(b.lane() / setup.lanes);
-  const DeviceCodecs& codecs = devices.at(position);
-  LaneCodecs& lane = lanes.at(static_cast<std::size_t>(b.lane()));
-  const Device device(setup.devices.at(position));
+  DeviceCodecs* const started = b.device_state<DeviceCodecs>();
+  if (started == nullptr) throw std::logic_error("gray: a GPU took a group before nvJPEG started on it");
+  const DeviceCodecs& codecs = *started;
+  LaneCodecs& lane = started->lanes.at(static_cast<std::size_t>(b.member_lane()));
+  const Device device(b.device());
   const StreamRef stream = b.stream();
   const auto* in = b.in_as<const std::uint8_t>(0);
   auto* out = b.out_as<std::uint8_t>(0);

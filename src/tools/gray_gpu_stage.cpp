@@ -28,78 +28,53 @@ constexpr std::size_t align_up(std::size_t n) noexcept { return (n + 255) / 256 
 
 GpuStage::Impl::Impl(const GpuStageSetup& s, std::span<FileResult> f, const Options& o)
     : setup(s), files(f), options(o), tickets(f.size()), items(f.size()) {
-  if (setup.group == 0 || setup.lanes <= 0 || setup.devices.empty())
-    throw std::invalid_argument("gray's GPU stage needs a device, lanes and a group size");
-  devices.resize(setup.devices.size());
-  lanes.resize(devices.size() * static_cast<std::size_t>(setup.lanes));
-  // Each device's handles and states take 1-2 s and depend on no other device's: one thread
-  // per device sets them up, so that a set of GPUs starts about as soon as one.
-  std::vector<std::exception_ptr> errors(devices.size());
-  const auto set_up = [&](std::size_t position) noexcept {
-    try {
-      set_up_device(position);
-    } catch (...) {
-      errors[position] = std::current_exception();
-    }
-  };
-  if (devices.size() == 1) {
-    set_up(0);
-  } else {
-    std::vector<std::jthread> threads;
-    for (std::size_t p = 0; p < devices.size(); ++p) threads.emplace_back(set_up, p);
-  }
-  for (const auto& e : errors)
-    if (e) std::rethrow_exception(e);
+  if (setup.group == 0) throw std::invalid_argument("gray's GPU stage needs a group size");
 }
 
-void GpuStage::Impl::set_up_device(std::size_t position) {
-  const auto go_on = [this] {
-    if (setup.stop_start && setup.stop_start()) throw StartStopped();
-  };
-  const Device device(setup.devices[position]);
-  DeviceCodecs& codecs = devices[position];
-  go_on();
-  codecs.general = std::make_unique<io::GpuJpegDecoder>(device);
-  if (!setup.decode) return;
-  go_on();
-  try {
-    codecs.engines = std::make_unique<io::GpuJpegDecoder>(device, io::GpuJpegBackend::hardware);
-    codecs.engine_count = codecs.engines->hardware_engines();
-    if (codecs.engine_count == 0) codecs.engines.reset();
-  } catch (const io::NvjpegError&) {
-    codecs.engines.reset();  // no JPEG engines on this GPU: the general backend decodes everything
-    codecs.engine_count = 0;
-  }
-  const auto per_device = static_cast<std::size_t>(setup.lanes);
-  for (std::size_t l = position * per_device; l < (position + 1) * per_device; ++l) {
-    go_on();
-    lanes[l].single = std::make_unique<io::GpuJpegState>(*codecs.general);
-    go_on();
-    if (codecs.engines) lanes[l].batched = std::make_unique<io::GpuJpegBatchState>(*codecs.engines);
-  }
-}
+DeviceCodecs::~DeviceCodecs() { lanes.clear(); }
 
-GpuStage::Impl::~Impl() {
-  // nvJPEG's tear-down takes 0.3-1 s per device: the devices in parallel, as at set-up.
-  const auto release = [this](std::size_t position) noexcept {
-    const auto per_device = static_cast<std::size_t>(setup.lanes);
-    for (std::size_t l = position * per_device; l < (position + 1) * per_device && l < lanes.size(); ++l)
-      lanes[l] = LaneCodecs{};
-    devices[position] = DeviceCodecs{};
+std::shared_ptr<void> GpuStage::Impl::start_device(const pipeline::DeviceStart& start) {
+  // Each step takes 0.05-0.3 s (docs/gray.md): a closing engine stops the start between them.
+  const auto go_on = [&] {
+    if (start.stop_requested && start.stop_requested()) throw std::runtime_error("nvJPEG's set-up was stopped");
   };
-  if (devices.size() > 1) {
+  const Device device(start.device);
+  auto codecs = std::make_shared<DeviceCodecs>();
+  codecs->general = std::make_unique<io::GpuJpegDecoder>(device);
+  if (setup.decode) {
+    go_on();
     try {
-      std::vector<std::jthread> threads;
-      for (std::size_t p = 0; p < devices.size(); ++p) threads.emplace_back(release, p);
-    } catch (const std::system_error&) {
-      // No thread to be had: what the threads did not release is released below, in order.
+      codecs->engines = std::make_unique<io::GpuJpegDecoder>(device, io::GpuJpegBackend::hardware);
+      codecs->engine_count = codecs->engines->hardware_engines();
+      if (codecs->engine_count == 0) codecs->engines.reset();
+    } catch (const io::NvjpegError&) {
+      codecs->engines.reset();  // no JPEG engines on this GPU: the general backend decodes everything
+      codecs->engine_count = 0;
     }
   }
-  for (std::size_t p = 0; p < devices.size(); ++p) release(p);
+  codecs->lanes.resize(static_cast<std::size_t>(start.lanes));
+  if (setup.decode) {
+    for (auto& lane : codecs->lanes) {
+      go_on();
+      lane.single = std::make_unique<io::GpuJpegState>(*codecs->general);
+      go_on();
+      if (codecs->engines) lane.batched = std::make_unique<io::GpuJpegBatchState>(*codecs->engines);
+    }
+  }
+  {
+    const std::lock_guard lock(described_mutex);
+    if (described.empty())
+      described = !setup.decode ? "nvJPEG encoder"
+                  : codecs->engines ? fmt::format("nvJPEG, {} JPEG engines", codecs->engine_count)
+                                    : "nvJPEG, no JPEG engines (general backend)";
+  }
+  return codecs;
 }
 
 void GpuStage::Impl::produce(std::size_t item, pipeline::StagingInput& staging) {
   const auto [first, count] = files_of(item);
+  // The CPU's lanes (the operation's host form) take decoded RGB only.
+  const bool gpu_decodes = setup.decode && !staging.runs_host_form();
   std::vector<std::vector<std::byte>> jpegs(count);
   std::vector<io::Image> images(count);
   std::size_t in_bytes = 0, out_bytes = 0;
@@ -110,8 +85,8 @@ void GpuStage::Impl::produce(std::size_t item, pipeline::StagingInput& staging) 
       auto data = read_whole_file(f.input);
       f.bytes_in = data.size();
       std::optional<std::string> refusal;
-      if (setup.decode) refusal = gpu_decode_refusal(data);
-      if (setup.decode && !refusal) {
+      if (gpu_decodes) refusal = gpu_decode_refusal(data);
+      if (gpu_decodes && !refusal) {
         const auto header = io::read_jpeg_header(data);  // gpu_decode_refusal accepted it
         if (!header) throw std::logic_error("gray: an accepted JPEG has no header");
         f.width = header->width;
@@ -204,18 +179,17 @@ pipeline::Operation GpuStage::operation() {
   op.name = impl_->setup.encode ? "nvJPEG decode + luma + nvJPEG encode" : "nvJPEG decode + luma";
   if (!impl_->setup.decode) op.name = "luma + nvJPEG encode";
   op.device = [impl = impl_.get()](const pipeline::Batch& b) { impl->run_lane(b); };
+  op.host = [impl = impl_.get()](const pipeline::Batch& b) { impl->run_host(b); };
+  op.start_device = [impl = impl_.get()](const pipeline::DeviceStart& start) { return impl->start_device(start); };
   // nvJPEG reads each JPEG from the pinned staging (Ticket::host), on the stream for the JPEG
   // engines: the engine keeps it until the group's work is done.
   op.reads_staged_input = impl_->setup.decode;
-  op.host = [](const pipeline::Batch&) { throw std::logic_error("gray's nvJPEG stage runs on the GPU backend only"); };
   return op;
 }
 
 std::string GpuStage::describe() const {
-  const auto& codecs = impl_->devices.front();
-  if (!impl_->setup.decode) return "nvJPEG encoder";
-  if (codecs.engines) return fmt::format("nvJPEG, {} JPEG engines", codecs.engine_count);
-  return "nvJPEG, no JPEG engines (general backend)";
+  const std::lock_guard lock(impl_->described_mutex);
+  return impl_->described;
 }
 
 }  // namespace streampipe::tools::gray::detail

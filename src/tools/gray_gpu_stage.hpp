@@ -1,19 +1,20 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
-// The gray tool's run with nvJPEG (builds with nvJPEG only, GPU backend). Files go through
-// the engine in groups, one engine item per group, because the GPU's JPEG engines want many
-// images per call:
-//   produce (a host worker): reads the group's files; a JPEG nvJPEG should take
-//     (gpu_decode_refusal) is staged as it is, any other file is decoded to RGB and staged;
-//   the lane: decodes the group's JPEGs, batched on the JPEG engines where the GPU has them
-//     and the file is baseline, else one by one on nvJPEG's general backend, else (nvJPEG
+// The gray tool's run with nvJPEG (builds with nvJPEG only). Files go through the engine in
+// groups, one engine item per group, because the GPU's JPEG engines want many images per
+// call. The operation has both forms, so a group may run on the CPU's lanes or on a GPU:
+//   produce (a host worker): reads the group's files; for a GPU, a JPEG nvJPEG should take
+//     (gpu_decode_refusal) is staged as it is; every other file, and every file of a group
+//     the CPU takes, is decoded to RGB on the host and staged;
+//   a GPU's lane: decodes the group's JPEGs, batched on the JPEG engines where the GPU has
+//     them and the file is baseline, else one by one on nvJPEG's general backend, else (nvJPEG
 //     refused it) on the host; converts every file to gray; with GPU encoding, encodes each
 //     gray image as JPEG on the GPU;
+//   the CPU's lane: converts the staged RGB to gray;
 //   consume (a host worker): encodes on the host what the GPU did not, writes every file.
 // A file that fails fails alone (its FileResult's `error`); the others of its group go on.
-// One nvJPEG library per device of the set; each lane has its own states and buffers.
-
-#include "gray_file_cursor.hpp"
+// Each GPU's nvJPEG libraries and its lanes' states are made by the operation's
+// start_device, on that GPU's start thread, while the CPU already converts files.
 
 #include "streampipe/io/image.hpp"
 #include "streampipe/pipeline/item.hpp"
@@ -31,26 +32,21 @@
 
 namespace streampipe::tools::gray::detail {
 
+// A group of files: [first, first + count) of the run's files.
+struct FileRange {
+  std::size_t first = 0;
+  std::size_t count = 0;
+};
+
 struct GpuStageSetup {
-  std::vector<int> devices;  // the engine's device set, in its order
-  int lanes = 4;             // per device
   bool decode = true;        // nvJPEG decodes the JPEGs it takes (else every file on the host)
   bool encode = false;       // JPEG outputs encoded by nvJPEG
   std::size_t group = 16;    // most files per engine item
-  // Asked before each nvJPEG handle and lane state is made (each takes 0.05-0.3 s): once it
-  // says true, the set-up stops and the constructor throws StartStopped.
-  std::function<bool()> stop_start;
-};
-
-// The set-up was stopped (GpuStageSetup::stop_start); what it had made is released.
-struct StartStopped : std::exception {
-  [[nodiscard]] const char* what() const noexcept override { return "gray's GPU stage: set-up stopped"; }
 };
 
 class GpuStage {
  public:
-  // `files` is the run's results in job order; `options` the run's. Throws NvjpegError when a
-  // device's nvJPEG cannot be set up, StartStopped when the setup's stop_start said so.
+  // `files` is the run's results in job order; `options` the run's.
   GpuStage(const GpuStageSetup& setup, std::span<FileResult> files, const Options& options);
   ~GpuStage();
   GpuStage(const GpuStage&) = delete;
@@ -62,9 +58,11 @@ class GpuStage {
   [[nodiscard]] pipeline::Item item(std::size_t index, FileRange files, report::Overwrite overwrite);
   // The files of engine item `index`, once item() made it.
   [[nodiscard]] FileRange files_of(std::size_t index) const;
-  // The lanes' operation, for the engine.
+  // The operation, for the engine: its start_device makes a GPU's nvJPEG libraries and lane
+  // states (NvjpegError when it cannot).
   [[nodiscard]] pipeline::Operation operation();
-  // "7 JPEG engines" or "no JPEG engines (general backend)", for the summary.
+  // "nvJPEG, 7 JPEG engines" or "nvJPEG, no JPEG engines (general backend)" as the first GPU
+  // to start found it, "nvJPEG encoder" without GPU decoding; empty before any GPU started.
   [[nodiscard]] std::string describe() const;
 
   struct Impl;

@@ -14,6 +14,7 @@
 #include "streampipe/io/gpu_jpeg_encoder.hpp"
 
 #include <cstdint>
+#include <mutex>
 #include <optional>
 
 namespace streampipe::tools::gray::detail {
@@ -31,13 +32,6 @@ struct Ticket {
   [[nodiscard]] bool ok() const noexcept { return kind != Kind::failed; }
 };
 
-// A device's nvJPEG libraries: `general` always, `engines` where the GPU has JPEG engines.
-struct DeviceCodecs {
-  std::unique_ptr<io::GpuJpegDecoder> general;
-  std::unique_ptr<io::GpuJpegDecoder> engines;
-  unsigned engine_count = 0;  // asked once: the first question takes a quarter of a second
-};
-
 struct LaneCodecs {
   std::unique_ptr<io::GpuJpegState> single;          // general backend, one image per call
   std::unique_ptr<io::GpuJpegBatchState> batched;    // JPEG engines
@@ -50,30 +44,40 @@ struct LaneCodecs {
   std::optional<Event> decoded;
 };
 
+// A GPU's nvJPEG libraries (`general` always, `engines` where the GPU has JPEG engines) and
+// its lanes' states: made by Operation::start_device, released with the engine.
+struct DeviceCodecs {
+  std::unique_ptr<io::GpuJpegDecoder> general;
+  std::unique_ptr<io::GpuJpegDecoder> engines;
+  unsigned engine_count = 0;  // asked once: the first question takes a quarter of a second
+  std::vector<LaneCodecs> lanes;  // by Batch::member_lane()
+
+  ~DeviceCodecs();  // the lanes' states before the libraries they were made from
+};
+
 struct GpuStage::Impl {
   GpuStageSetup setup;
   std::span<FileResult> files;
   const Options& options;
   std::vector<Ticket> tickets;           // per file
-  std::vector<DeviceCodecs> devices;     // per device of the set, in its order
-  std::vector<LaneCodecs> lanes;         // per engine-wide lane
   // Per engine item, its files: written by item() before the item is submitted, read by the
   // item's stages and lane after (the engine orders them), so without a lock. There are at
   // most as many items as files.
   std::vector<FileRange> items;
+  mutable std::mutex described_mutex;
+  std::string described;  // describe(), from the first GPU that started
 
   Impl(const GpuStageSetup& s, std::span<FileResult> f, const Options& o);
-  ~Impl();
   Impl(const Impl&) = delete;
   Impl& operator=(const Impl&) = delete;
 
   [[nodiscard]] FileRange files_of(std::size_t item) const { return items.at(item); }
   void produce(std::size_t item, pipeline::StagingInput& staging);
   void consume(std::size_t item, std::span<const std::byte> out, report::Overwrite overwrite);
-  void run_lane(const pipeline::Batch& b);  // gray_gpu_lane.cpp
-
- private:
-  void set_up_device(std::size_t position);  // its codecs and its lanes' states
+  // A GPU's codecs, on its start thread (gray_gpu_stage.cpp).
+  std::shared_ptr<void> start_device(const pipeline::DeviceStart& start);
+  void run_lane(const pipeline::Batch& b);  // a GPU's lane (gray_gpu_lane.cpp)
+  void run_host(const pipeline::Batch& b);  // the CPU's lane: the staged RGB to gray
 };
 
 }  // namespace streampipe::tools::gray::detail

@@ -4,7 +4,7 @@
 // devices, each result and timeline row names its device, and a device lost to a sticky
 // error leaves the set while the run goes on (its items failed, or run again elsewhere).
 
-#include "bounded.hpp"
+#include "simulated_set.hpp"
 
 #include "streampipe/cuda/error.hpp"
 #include "streampipe/pipeline/engine.hpp"
@@ -23,36 +23,16 @@
 namespace streampipe::pipeline {
 namespace {
 
-using testing::finishes_within;
-using testing::result_within;
+using streampipe::testing::result_within;
 
-// out = in + 1 per byte, taking `delay_of(device)` per batch; a batch on `lost_device`
-// throws a sticky CUDA error (the host backend's stand-in for a GPU gone bad) once
-// `lose_after` batches ran there.
-struct SimulatedDevices {
-  std::map<int, std::chrono::microseconds> delay;
-  int lost_device = -1;
-  int lose_after = 0;
-  std::atomic<int> ran_on_lost{0};
-
-  Operation operation() {
-    Operation op;
-    op.name = "add one";
-    op.output_bytes = [](std::size_t n) { return n; };
-    op.host = [this](const Batch& b) {
-      if (b.device() == lost_device && ran_on_lost++ >= lose_after)
-        throw CudaError(cudaErrorIllegalAddress, "simulatedKernel", __FILE__, __LINE__);
-      if (const auto d = delay.find(b.device()); d != delay.end()) std::this_thread::sleep_for(d->second);
-      for (std::size_t i = 0; i < b.in_bytes(); ++i)
-        b.out()[i] = static_cast<std::byte>(static_cast<unsigned char>(b.in()[i]) + 1);
-    };
-    return op;
-  }
-};
+using testing::ItemsRun;
+using testing::run_items;
+using SimulatedDevices = testing::SimulatedSet;
 
 EngineOptions simulated(std::vector<int> devices, int lanes = 2) {
   EngineOptions o;
-  o.backend = Backend::host;
+  o.backend = Backend::gpu;
+  o.simulate_gpus = true;
   o.devices = std::move(devices);
   o.lanes = lanes;
   o.depth = 2;
@@ -60,48 +40,23 @@ EngineOptions simulated(std::vector<int> devices, int lanes = 2) {
   return o;
 }
 
-struct RunOutcome {
-  std::vector<std::vector<std::byte>> in, out;
-  std::vector<ItemResult> results;
-};
-
-RunOutcome run_items(Engine& engine, std::size_t count, std::size_t bytes = 64) {
-  RunOutcome run;
-  for (std::size_t i = 0; i < count; ++i) {
-    run.in.emplace_back(bytes, static_cast<std::byte>(i));
-    run.out.emplace_back(bytes, std::byte{0});
-  }
-  std::vector<std::future<ItemResult>> futures;
-  finishes_within("the run", [&] {
-    for (std::size_t i = 0; i < count; ++i)
-      futures.push_back(
-          engine.submit(make_item(std::span<const std::byte>(run.in[i]), std::span<std::byte>(run.out[i]))));
-    (void)engine.drain();
-  });
-  for (auto& f : futures)
-    if (auto r = result_within(f)) run.results.push_back(std::move(*r));
-  return run;
-}
-
-bool plus_one(const RunOutcome& run, std::size_t i) {
-  for (std::size_t k = 0; k < run.in[i].size(); ++k)
-    if (static_cast<unsigned char>(run.out[i][k]) != static_cast<unsigned char>(static_cast<unsigned char>(run.in[i][k]) + 1))
-      return false;
-  return true;
-}
-
 TEST(EngineDevicesHost, ItemsSpreadOverEveryDeviceAndNameIt) {
   SimulatedDevices sim;
   for (int d = 0; d < 3; ++d) sim.delay[d] = std::chrono::microseconds(300);
   Engine engine(sim.operation(), simulated({0, 1, 2}));
-  EXPECT_EQ(engine.devices(), (std::vector<int>{0, 1, 2}));
-  EXPECT_NE(engine.describe().find("3 simulated devices"), std::string::npos) << engine.describe();
-  const RunOutcome run = run_items(engine, 120);
+  const auto members = engine.wait_until_started();
+  ASSERT_EQ(members.size(), 3u);
+  for (int d = 0; d < 3; ++d) {
+    EXPECT_EQ(members[d].device, d);
+    EXPECT_EQ(members[d].state, DeviceReport::State::ready);
+  }
+  EXPECT_NE(engine.describe().find("simulated GPU 2: 2 lanes"), std::string::npos) << engine.describe();
+  const ItemsRun run = run_items(engine, 120);
   ASSERT_EQ(run.results.size(), 120u);
   std::map<int, int> per_device;
   for (std::size_t i = 0; i < run.results.size(); ++i) {
     ASSERT_TRUE(run.results[i].ok()) << run.results[i].error;
-    EXPECT_TRUE(plus_one(run, i)) << i;
+    EXPECT_TRUE(run.plus_one(i)) << i;
     ++per_device[run.results[i].device];
     // Engine-wide lanes: device position x lanes + the device's own lane.
     EXPECT_EQ(run.results[i].lane / 2, run.results[i].device);
@@ -115,7 +70,7 @@ TEST(EngineDevicesHost, AFasterDeviceTakesMoreItems) {
   sim.delay[0] = std::chrono::microseconds(500);
   sim.delay[1] = std::chrono::microseconds(4000);  // eight times slower
   Engine engine(sim.operation(), simulated({0, 1}));
-  const RunOutcome run = run_items(engine, 200);
+  const ItemsRun run = run_items(engine, 200);
   std::map<int, int> per_device;
   for (const auto& r : run.results) {
     ASSERT_TRUE(r.ok()) << r.error;
@@ -141,7 +96,7 @@ TEST(EngineDevicesHost, InOrderDeliveryHoldsAcrossDevices) {
     devices_seen.insert(r.device);
   };
   Engine engine(sim.operation(), options);
-  const RunOutcome run = run_items(engine, 100);
+  const ItemsRun run = run_items(engine, 100);
   ASSERT_EQ(order.size(), 100u);
   for (std::size_t i = 0; i < order.size(); ++i) EXPECT_EQ(order[i], i);
   EXPECT_EQ(devices_seen, (std::set<int>{0, 1}));
@@ -155,8 +110,8 @@ TEST(EngineDevicesHost, TheTimelineHasRowsPerDeviceAndLane) {
   const nlohmann::json trace = engine.timeline().chrome_trace("test");
   for (const auto& e : trace["traceEvents"])
     if (e["name"] == "thread_name") rows.insert(e["args"]["name"].get<std::string>());
-  EXPECT_TRUE(rows.count("device 0 copy H2D") && rows.count("device 1 copy H2D")) << nlohmann::json(rows).dump();
-  EXPECT_TRUE(rows.count("device 0 lane 0 compute") && rows.count("device 1 lane 1 compute"))
+  EXPECT_TRUE(rows.count("GPU 0 copy H2D") && rows.count("GPU 1 copy H2D")) << nlohmann::json(rows).dump();
+  EXPECT_TRUE(rows.count("GPU 0 lane 0 compute") && rows.count("GPU 1 lane 1 compute"))
       << nlohmann::json(rows).dump();
 }
 
@@ -166,18 +121,18 @@ TEST(EngineDevicesHost, ALostDeviceLeavesTheSetAndTheRunGoesOn) {
   sim.lose_after = 3;
   for (int d = 0; d < 3; ++d) sim.delay[d] = std::chrono::microseconds(200);
   Engine engine(sim.operation(), simulated({0, 1, 2}));
-  const RunOutcome run = run_items(engine, 150);
+  const ItemsRun run = run_items(engine, 150);
   ASSERT_EQ(run.results.size(), 150u);
   std::size_t failed = 0;
   for (std::size_t i = 0; i < run.results.size(); ++i) {
     const auto& r = run.results[i];
     if (r.ok()) {
-      EXPECT_TRUE(plus_one(run, i)) << i;
+      EXPECT_TRUE(run.plus_one(i)) << i;
       continue;
     }
     ++failed;
     // The failure names the item, the device and the CUDA error.
-    EXPECT_NE(r.error.find("on simulated device 1 failed"), std::string::npos) << r.error;
+    EXPECT_NE(r.error.find("on simulated GPU 1 failed"), std::string::npos) << r.error;
     EXPECT_NE(r.error.find("illegal memory access"), std::string::npos) << r.error;
   }
   // Only what device 1 held when it failed: at most its slots (2 lanes x depth 2).
@@ -203,11 +158,11 @@ TEST(EngineDevicesHost, ItemsOfALostDeviceRunAgainOnTheOthersWhenAsked) {
     order.push_back(r.index);
   };
   Engine engine(sim.operation(), options);
-  const RunOutcome run = run_items(engine, 80);
+  const ItemsRun run = run_items(engine, 80);
   ASSERT_EQ(run.results.size(), 80u);
   for (std::size_t i = 0; i < run.results.size(); ++i) {
     ASSERT_TRUE(run.results[i].ok()) << run.results[i].error;
-    EXPECT_TRUE(plus_one(run, i)) << i;
+    EXPECT_TRUE(run.plus_one(i)) << i;
   }
   ASSERT_EQ(order.size(), 80u);
   for (std::size_t i = 0; i < order.size(); ++i) EXPECT_EQ(order[i], i);
@@ -217,7 +172,7 @@ TEST(EngineDevicesHost, WhenEveryDeviceIsLostEverythingLeftFails) {
   SimulatedDevices sim;
   sim.lost_device = 0;
   Engine engine(sim.operation(), simulated({0}));
-  const RunOutcome run = run_items(engine, 30);
+  const ItemsRun run = run_items(engine, 30);
   ASSERT_EQ(run.results.size(), 30u);
   for (const auto& r : run.results) EXPECT_FALSE(r.ok());
   EXPECT_NE(run.results.back().error.find("the device failed earlier"), std::string::npos) << run.results.back().error;

@@ -41,7 +41,7 @@ std::vector<std::uint8_t> random_rgb(std::size_t pixels, unsigned seed) {
 TEST(EngineGpu, GrayImagesFromPageableAndPinnedMatchCpu) {
   SP_REQUIRE_GPU();
   Engine engine(ops::gray_operation(), gpu(4));
-  EXPECT_EQ(engine.backend(), Backend::gpu);
+  EXPECT_FALSE(engine.device_set().cpu);
   constexpr int kImages = 24;
   std::vector<std::vector<std::uint8_t>> rgb, gray, want;
   std::vector<PinnedBuffer<std::uint8_t>> pinned_in, pinned_out;
@@ -93,7 +93,7 @@ TEST(EngineGpu, ASetOfTwoMembersOnOneGpuSpreadsItemsAndMatchesCpu) {
   options.devices = {0, 0};
   options.delivery = Delivery::in_order;
   Engine engine(ops::gray_operation(), options);
-  EXPECT_EQ(engine.devices(), (std::vector<int>{0, 0}));
+  EXPECT_EQ(engine.device_set().gpus, (std::vector<int>{0, 0}));
   constexpr int kImages = 40;
   std::vector<std::vector<std::uint8_t>> rgb, gray, want;
   for (int i = 0; i < kImages; ++i) {

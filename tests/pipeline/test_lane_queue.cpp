@@ -3,6 +3,7 @@
 // stops.
 
 #include "lane_queue.hpp"
+#include "member.hpp"
 
 #include <gtest/gtest.h>
 
@@ -22,8 +23,9 @@ class FakeExecutor final : public LaneExecutor {
 };
 
 TEST(LaneQueue, CompletesEverySlotInPushOrderBeforeStopping) {
+  Member owner;
   std::vector<std::unique_ptr<Slot>> slots;
-  for (int i = 0; i < 5; ++i) slots.push_back(std::make_unique<Slot>(i, 0, 0, 0, false, 1));
+  for (int i = 0; i < 5; ++i) slots.push_back(std::make_unique<Slot>(i, 0, 0, owner, 0, 0, true, 1));
   std::mutex mutex;
   std::vector<int> completed;
   LaneQueue queue(std::make_unique<FakeExecutor>(), [&](Slot& slot, LaneExecutor&) {

@@ -186,9 +186,9 @@ TEST(GrayPlan, ExistingOutputsNeedForce) {
 
 Options host_options() {
   Options o;
-  o.backend = pipeline::Backend::host;
-  o.threads = 3;
-  o.lanes = 2;
+  o.engine.backend = pipeline::Backend::host;
+  o.engine.host_threads = 3;
+  o.engine.lanes = 2;
   return o;
 }
 
@@ -200,7 +200,6 @@ TEST(GrayRun, EveryVariantMatchesTheReferenceExactly) {
   std::set<fs::path> reported;
   std::size_t last = 0;
   Options o = host_options();
-  o.host_start = false;  // every file through the engine, whose stages are checked below
   o.on_file = [&](const FileResult& f, std::size_t finished) {
     std::lock_guard lock(m);
     reported.insert(f.input);
@@ -357,8 +356,8 @@ TEST(GrayRun, ManyFilesWithFewSlotsAndOddThreadCounts) {
     else write_jpeg(files.back(), img);
   }
   Options o = host_options();
-  o.threads = 5;
-  o.lanes = 1;
+  o.engine.host_threads = 5;
+  o.engine.lanes = 1;
   const auto jobs = jobs_for(files, d / "out");
   const auto s = convert(jobs, o);
   ASSERT_EQ(s.ok, files.size());
@@ -374,7 +373,7 @@ TEST(GrayRun, BadOptionsAreRejected) {
   o.png_compression = 10;
   EXPECT_THROW((void)convert(none, o), std::invalid_argument);
   o = host_options();
-  o.threads = -1;
+  o.engine.host_threads = -1;
   EXPECT_THROW((void)convert(none, o), std::invalid_argument);
 }
 

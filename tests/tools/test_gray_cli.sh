@@ -46,14 +46,15 @@ top() { sed -n "s/^  \"$1\": \([0-9.e+-]*\),*$/\1/p" out3.json; }
 awk -v c="$(top command_wall_ms)" -v w="$(top wall_ms)" -v s="$(top startup_ms)" \
   'BEGIN { exit !(c > 0 && w > 0 && s > 0 && c >= w + s - 0.001) }' ||
   { echo "FAIL: command wall $(top command_wall_ms) ms < conversion $(top wall_ms) + start-up $(top startup_ms)"; failures=$((failures + 1)); }
-contains out3.json '"host_start": true' "json host start on by default"
-contains out3.json '"engine_ready_ms"' "json engine start"
-contains out.txt "converted on host threads meanwhile" "summary says what host start did"
-expect 0 "without host start" -- "$cli" gray -r in -o out3b --no-host-start --json out3b.json
-contains out3b.json '"host_start": false' "json host start off"
-contains out3b.json '"host_start_files": 0' "no file converted by host start"
+# What each member of the device set did: the CPU first, in the JSON and the summary.
+contains out3.json '"devices": [' "json devices"
+contains out3.json '"name": "the CPU"' "json names the CPU"
+contains out3.json '"images_per_s"' "json rate per device"
+contains out.txt "the CPU: " "summary line per device"
+expect 0 "the CPU alone" -- "$cli" gray -r in -o out3b --backend host --json out3b.json
+contains out3b.json '"backend": "host"' "json backend host"
 # The PNG inputs (nvJPEG may decode the JPEG a level apart from libjpeg-turbo on a GPU).
-for f in a sub/b sub/deeper/c; do cmp -s "out3/$f.png" "out3b/$f.png" || { echo "FAIL: out3/$f.png differs with --no-host-start"; failures=$((failures + 1)); }; done
+for f in a sub/b sub/deeper/c; do cmp -s "out3/$f.png" "out3b/$f.png" || { echo "FAIL: out3/$f.png differs with --backend host"; failures=$((failures + 1)); }; done
 contains trace.json '"traceEvents"' "chrome trace"
 contains gantt.svg '<svg' "gantt chart"
 expect 0 "gray JPEG input to JPEG" -- "$cli" gray in/sub/g.JPG -o out4 --format jpg

@@ -64,8 +64,8 @@ TEST(GrayDecode, ConvertRefusesGpuDecodingWhereItCannotRun) {
   const std::vector<Job> jobs = {{d / "a.jpg", d / "out/a.png"}};
   Options o;
   o.decode = Decode::gpu;
-  o.backend = pipeline::Backend::host;
-  o.threads = 2;
+  o.engine.backend = pipeline::Backend::host;
+  o.engine.host_threads = 2;
   EXPECT_THROW((void)convert(jobs, o), std::invalid_argument);
   EXPECT_FALSE(std::filesystem::exists(d / "out/a.png"));
 }

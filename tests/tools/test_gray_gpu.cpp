@@ -19,13 +19,12 @@ using namespace testing;
 
 Options gpu_options() {
   Options o;
-  o.backend = pipeline::Backend::gpu;
-  o.devices = {0};
-  o.threads = 4;
-  o.lanes = 3;
+  o.engine.backend = pipeline::Backend::gpu;
+  o.engine.devices = {0};
+  o.engine.host_threads = 4;
+  o.engine.lanes = 3;
   o.decode = Decode::cpu;  // the host's decode and encode, so that outputs equal the reference exactly
   o.encode = Encode::cpu;
-  o.host_start = false;    // every file through the kernel
   return o;
 }
 
@@ -77,53 +76,58 @@ TEST(GrayGpu, BadFilesFailAloneAndTheDeviceKeepsWorking) {
   }
 }
 
-// Host threads convert files while the GPU engine starts, then the engine takes the rest:
-// each file once, every output exact (the host's luma and the kernel's are the same bytes).
-TEST(GrayGpu, HostStartHandsTheRestToTheGpu) {
+// The default set, the CPU and the GPU: the CPU converts files while the GPU starts, then
+// the GPU joins and takes files too. Each file once, every output exact (the host's luma
+// and the kernel's are the same bytes), each file naming where it ran.
+TEST(GrayGpu, TheCpuConvertsWhileTheGpuStartsThenBothWork) {
   SP_REQUIRE_GPU();
   TempDir d;
   std::vector<fs::path> files;
-  for (int i = 0; i < 48; ++i) {
+  for (int i = 0; i < 300; ++i) {
     files.push_back(d / ("in/f" + std::to_string(i) + (i % 4 ? ".png" : ".jpg")));
-    const auto img = random_image(static_cast<std::uint32_t>(300 + 7 * i), 211, 3, 8, static_cast<unsigned>(i));
+    const auto img = random_image(static_cast<std::uint32_t>(600 + 7 * (i % 9)), 480, 3, 8, static_cast<unsigned>(i));
     if (i % 4) write_png(files.back(), img);
     else write_jpeg(files.back(), img);
   }
-  Options o = gpu_options();
-  o.host_start = true;
+  Options o;
+  o.engine.devices = {0};
+  o.engine.host_threads = 1;  // a slow host: about 3 s of work, which the GPU's start repays
+  o.engine.gpu_start_ms = 1;
+  o.decode = Decode::cpu;
+  o.encode = Encode::cpu;
   const auto jobs = jobs_for(files, d / "out");
   const RunSummary s = convert(jobs, o);
-  EXPECT_EQ(s.backend, "gpu");
-  EXPECT_TRUE(s.host_start);
   ASSERT_EQ(s.ok, files.size());
-  const auto marked = static_cast<std::size_t>(
-      std::count_if(s.files.begin(), s.files.end(), [](const FileResult& f) { return f.host_start; }));
-  EXPECT_EQ(marked, s.host_start_files);
-  EXPECT_LE(s.setup_ms, s.engine_ready_ms);
-  std::cout << s.host_start_files << " of " << files.size() << " files converted on host threads; the engine was ready "
-            << s.engine_ready_ms << " ms after the call\n";
+  ASSERT_EQ(s.devices.size(), 2u);
+  const DeviceShare& cpu = s.devices[0];
+  const DeviceShare& gpu = s.devices[1];
+  std::cout << "the CPU converted " << cpu.files << " files, GPU 0 " << gpu.files << " (joined after "
+            << gpu.device.joined_ms << " ms, its start " << gpu.device.start_ms << " ms)\n";
+  EXPECT_EQ(gpu.device.state, pipeline::DeviceReport::State::ready) << gpu.device.reason;
+  EXPECT_GT(cpu.files, 0u);
+  EXPECT_GT(gpu.files, 0u);
+  EXPECT_EQ(cpu.files + gpu.files, files.size());
   for (std::size_t i = 0; i < jobs.size(); ++i) {
-    EXPECT_EQ(s.items[i].device, s.files[i].host_start ? -1 : 0) << i;
+    EXPECT_TRUE(s.files[i].device == 0 || s.files[i].device == pipeline::kCpuDevice) << i;
     expect_exact(jobs[i].input, jobs[i].output);
   }
 }
 
-// Backend::automatic: once the host threads have taken every file, the GPU's start stops at
-// its next step and the run ends on the host, saying so. One thread and 100 small files (the
-// least for which auto starts the GPU) are taken in milliseconds; CUDA's start takes longer.
-TEST(GrayGpu, AutomaticStopsTheGpuStartWhenTheHostTookEveryFile) {
+// A run shorter than a GPU's start ends on the CPU, the GPU never started, and says so.
+TEST(GrayGpu, AShortRunLeavesTheGpuUnstarted) {
   SP_REQUIRE_GPU();
   TempDir d;
-  const std::vector<fs::path> files = write_random_pngs(d.path(), 100, 24, 16);
+  const std::vector<fs::path> files = write_random_pngs(d.path(), 50, 24, 16);
   Options o;
-  o.threads = 1;
+  o.engine.host_threads = 2;
   const auto jobs = jobs_for(files, d / "out");
   const RunSummary s = convert(jobs, o);
   ASSERT_EQ(s.ok, files.size());
-  EXPECT_EQ(s.host_start_files, files.size());
   EXPECT_EQ(s.backend, "host");
-  EXPECT_NE(s.backend_note.find("before the GPU was ready: its start was stopped"), std::string::npos)
-      << s.backend_note;
+  ASSERT_GE(s.devices.size(), 1u);
+  EXPECT_EQ(s.devices[0].files, files.size());
+  for (std::size_t m = 1; m < s.devices.size(); ++m)
+    EXPECT_EQ(s.devices[m].device.state, pipeline::DeviceReport::State::not_started) << s.devices[m].device.name;
   for (const auto& j : jobs) expect_exact(j.input, j.output);
 }
 

@@ -146,10 +146,10 @@ TEST(GrayGpuDecode, RunMatchesTheCpuDecodePath) {
   }
 
   Options o;
-  o.backend = pipeline::Backend::gpu;
-  o.devices = {0};
-  o.threads = 4;
-  o.lanes = 3;
+  o.engine.backend = pipeline::Backend::gpu;
+  o.engine.devices = {0};
+  o.engine.host_threads = 4;
+  o.engine.lanes = 3;
   o.decode = Decode::cpu;
   const auto cpu_jobs = jobs_for(files, d / "out-cpu");
   const RunSummary cpu = convert(cpu_jobs, o);
@@ -230,12 +230,11 @@ TEST(GrayGpuDecode, GpuEncodedJpegsHoldTheGrayImage) {
   files.push_back(d / "in/picture.png");  // decoded on the host, encoded on the GPU
   write_png(files.back(), random_image(123, 45, 3, 8, 6));
   Options o;
-  o.backend = pipeline::Backend::gpu;
-  o.devices = {0};
-  o.threads = 2;
-  o.lanes = 2;
+  o.engine.backend = pipeline::Backend::gpu;
+  o.engine.devices = {0};
+  o.engine.host_threads = 2;
+  o.engine.lanes = 2;
   o.group = 3;  // groups of files on the JPEG engines, the last one short
-  o.host_start = false;  // every file through nvJPEG
   const auto png_jobs = jobs_for(files, d / "out-png");
   const RunSummary exact = convert(png_jobs, o);
   ASSERT_EQ(exact.ok, files.size());
@@ -259,44 +258,45 @@ TEST(GrayGpuDecode, GpuEncodedJpegsHoldTheGrayImage) {
   }
 }
 
-// The defaults with nvJPEG: host threads convert whole files while the GPU starts, the
-// engine the rest in groups. Each file once; host-start files exact, nvJPEG's within the
-// tolerance; groups never larger than asked.
-TEST(GrayGpuDecode, HostStartThenNvjpegGroups) {
+// The default set with nvJPEG: the CPU converts groups while the GPU starts, the GPU takes
+// groups once it has joined. Each file once; the CPU's files exact, nvJPEG's within the
+// tolerance; each file's decoder matching where it ran; groups never larger than asked.
+TEST(GrayGpuDecode, TheCpuAndNvjpegShareGroups) {
   SP_REQUIRE_GPU();
   TempDir d;
   std::vector<fs::path> files;
-  for (std::uint32_t i = 0; i < 40; ++i) {
+  for (std::uint32_t i = 0; i < 120; ++i) {
     files.push_back(d / ("in/photo-" + std::to_string(i) + ".jpg"));
     write_jpeg(files.back(), photo_like(320 + i, 240, 100 + i), 90);
   }
   Options o;
-  o.backend = pipeline::Backend::gpu;
-  o.devices = {0};
-  o.threads = 4;
+  o.engine.devices = {0};
+  o.engine.host_threads = 4;
+  o.engine.gpu_start_ms = 1;  // start the GPU whatever the run's length
   o.group = 5;
   const auto jobs = jobs_for(files, d / "out");
   const RunSummary s = convert(jobs, o);
   ASSERT_EQ(s.ok, files.size());
-  EXPECT_EQ(s.decode, "gpu");
-  EXPECT_TRUE(s.host_start);
   std::map<std::size_t, std::size_t> per_item;
   Difference diff;
+  std::size_t on_cpu = 0;
   for (std::size_t i = 0; i < jobs.size(); ++i) {
     const FileResult& f = s.files[i];
     ++per_item[s.items[i].index];
-    if (f.host_start) {
+    if (f.device == pipeline::kCpuDevice) {
+      ++on_cpu;
       EXPECT_EQ(f.decoder, "cpu");
       expect_exact(jobs[i].input, jobs[i].output);
     } else {
+      EXPECT_EQ(f.device, 0);
       EXPECT_EQ(f.decoder, "gpu") << f.fallback;
       diff.add(io::read_image(jobs[i].output).pixels, expected_gray(jobs[i].input).pixels);
     }
   }
   for (const auto& [item, n] : per_item) EXPECT_LE(n, 5u) << "item " << item;
-  EXPECT_EQ(s.gpu_decoded + s.host_start_files, files.size());
-  std::cout << s.host_start_files << " host-start files, " << s.gpu_decoded << " by nvJPEG: max " << diff.max
-            << " mean " << diff.mean() << " levels\n";
+  EXPECT_EQ(s.gpu_decoded + on_cpu, files.size());
+  std::cout << on_cpu << " files on the CPU, " << s.gpu_decoded << " by nvJPEG: max " << diff.max << " mean "
+            << diff.mean() << " levels\n";
   EXPECT_LE(diff.max, kMaxLevels);
   EXPECT_LE(diff.mean(), kMeanLevels);
 }

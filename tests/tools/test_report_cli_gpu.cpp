@@ -14,9 +14,8 @@ using ReportCliGpu = ReportCli;
 TEST_F(ReportCliGpu, GrayHasH2dComputeAndD2hPerImage) {
   SP_REQUIRE_GPU();
   make_images(6, 301, 203);  // large enough that every copy takes measurable time
-  // --no-host-start: every image through the engine (host threads would convert these six
-  // before the GPU is ready).
-  ASSERT_EQ(run("gray in -o out --backend gpu --no-host-start -q --compression 1 --report --report-json r.json"), 0)
+  // --backend gpu: every image on the GPU (the CPU's lanes would convert these six alone).
+  ASSERT_EQ(run("gray in -o out --backend gpu -q --compression 1 --report --report-json r.json"), 0)
       << context();
   EXPECT_NE(stdout_.find("sync: spin-wait"), std::string::npos) << context();
   const auto j = json("r.json");

@@ -9,14 +9,21 @@
 //   engine.drain();                                  // everything delivered
 //   f.get().ok();
 //
-// At most lanes x depth batches are in flight; submit() blocks until a slot frees
-// (backpressure). Results arrive through futures and, optionally, a callback in submission
-// order or as completed. A failing item is reported with its index and label; the others go
-// on. An engine spans a set of devices (every usable GPU by default), each with its own
-// lanes and pinned staging; a batch goes to the device expected to finish it first. A
-// device that hits a sticky CUDA error leaves the set and the others go on; once none is
-// left, everything still pending and every later submit fails.
+// At most lanes x depth batches are in flight per device; submit() blocks until a slot
+// frees (backpressure). Results arrive through futures and, optionally, a callback in
+// submission order or as completed. A failing item is reported with its index and label;
+// the others go on.
+//
+// An engine spans a device set (device_set.hpp): by default the CPU's lanes and every usable
+// GPU. It works from the first moment: the CPU's lanes take work at once while each GPU
+// starts on a thread of its own (its context, pools, lanes and the operation's start_device)
+// and joins the set when ready; a GPU that cannot start stays out, its reason in
+// device_report(). A batch goes to the member expected to finish it first, so a slow member
+// takes only the work it finishes sooner. A GPU that hits a sticky CUDA error leaves the set
+// and the others go on; once none is left, everything still pending and every later submit
+// fails.
 
+#include "streampipe/pipeline/device_set.hpp"
 #include "streampipe/pipeline/item.hpp"
 #include "streampipe/pipeline/operation.hpp"
 #include "streampipe/pipeline/timeline.hpp"
@@ -30,38 +37,41 @@
 
 namespace streampipe::pipeline {
 
-enum class Backend { automatic, gpu, host };
 enum class Delivery { as_completed, in_order };
 
-[[nodiscard]] const char* backend_name(Backend b) noexcept;
-
 struct EngineOptions {
-  Backend backend = Backend::automatic;  // automatic: GPU when one is usable, else host
-  // GPU backend: the CUDA devices of the set, in this order (empty: every usable GPU). Host
-  // backend: simulated devices, labels only (empty: one, device 0), so that spreading,
-  // stealing and the loss of a device are tested without a GPU. An index may repeat.
+  Backend backend = Backend::automatic;  // device_set.hpp: automatic is the CPU and every usable GPU
+  // The GPUs of the set, in this order (empty: every usable GPU); an index may repeat.
   std::vector<int> devices;
-  // A device lost to a sticky error leaves the set, and its unfinished items fail with that
-  // error; with this set they run again on the devices left instead (a produce stage then
+  bool simulate_gpus = false;  // the GPUs are simulated on host threads (tests without a GPU)
+  // A GPU lost to a sticky error leaves the set, and its unfinished items fail with that
+  // error; with this set they run again on the members left instead (a produce stage then
   // runs again: it must be repeatable).
   bool rerun_on_device_loss = false;
-  int lanes = 4;                // per device
+  int lanes = 4;                // per GPU
+  int cpu_lanes = 0;            // the CPU's lanes (0: as `lanes`)
   int depth = 2;                // slots per lane: work in flight, and host staging running ahead
   int batch_items = 1;          // > 1: pack up to this many items into one transfer + launch
   std::size_t batch_bytes = std::size_t{16} << 20;  // ... while the packed input stays below
   Delivery delivery = Delivery::as_completed;
   std::function<void(const ItemResult&)> on_complete;  // called once per item
   int host_threads = 0;         // staging/post workers; 0: one per core it may use (at most 32)
-  // Pinned staging for pageable input lent at once (at least one batch is always lent). A
-  // block goes back as soon as its copy to the device is done, so this does not bound work
-  // in flight, only what the host stages ahead: small enough to stay in the CPU's cache,
-  // where the staging threads write it and the DMA engine reads it. 0: one block per slot
-  // (what graph replay uses, whatever is set here).
+  // Pinned staging for pageable input lent at once, per GPU (at least one batch is always
+  // lent). A block goes back as soon as its copy to the device is done, so this does not
+  // bound work in flight, only what the host stages ahead: small enough to stay in the CPU's
+  // cache, where the staging threads write it and the DMA engine reads it. 0: one block per
+  // slot (what graph replay uses, whatever is set here).
   std::size_t staging_bytes = std::size_t{48} << 20;
   bool use_graphs = false;      // replay a captured graph per slot for same-size batches
   // Every stage of every batch is kept (about 250 bytes an unbatched item) for traces and
   // reports: turn it off for an engine that runs for long, or clear timeline() now and then.
   bool record_timeline = true;
+  // How many items the run will submit, when known (0: not known). With the CPU in the set,
+  // the GPUs then start only if the CPU alone would take longer than `gpu_start_ms` to
+  // finish them (judged from its first measured batches): a short run ends on the CPU
+  // without paying for a GPU's start and tear-down.
+  std::size_t expected_items = 0;
+  double gpu_start_ms = 500;    // what starting a GPU costs the run, for that judgement
 };
 
 struct RunStats {
@@ -89,13 +99,16 @@ class Engine {
   RunStats drain();  // flush and wait until every submitted item has been delivered
   void cancel();     // items not yet on the device are cancelled; later submits too
 
-  [[nodiscard]] Backend backend() const noexcept;
+  // Blocks until every GPU of the set has joined it, failed to start or been left out
+  // (EngineOptions::expected_items); returns device_report().
+  std::vector<DeviceReport> wait_until_started();
+
   [[nodiscard]] const EngineOptions& options() const noexcept;
+  [[nodiscard]] const DeviceSet& device_set() const noexcept;  // as resolved when it was made
   [[nodiscard]] Timeline& timeline() noexcept;
-  // The devices of the set as resolved (CUDA indices, or the host backend's simulated ones),
-  // including any lost since.
-  [[nodiscard]] const std::vector<int>& devices() const noexcept;
-  // A line saying which backend, devices, lanes, depth, batching and staging mode are in use.
+  // Each member of the set as it is now: the CPU first, then the GPUs in the set's order.
+  [[nodiscard]] std::vector<DeviceReport> device_report() const;
+  // A line saying which devices, lanes, depth, batching and staging mode are in use.
   [[nodiscard]] std::string describe() const;
 
   struct Impl;

@@ -18,11 +18,14 @@
 namespace streampipe::pipeline {
 
 // Handed to Item::produce: allocate() returns the staging span to fill with exactly
-// in_bytes of input, and fixes the item's output size.
+// in_bytes of input, and fixes the item's output size. runs_host_form() says which form of
+// the operation will take the input, so that produce can prepare it for that form (decode
+// a file fully for the CPU, stage it compressed for a GPU decoder).
 class StagingInput {
  public:
   virtual ~StagingInput() = default;
   [[nodiscard]] virtual std::span<std::byte> allocate(std::size_t in_bytes, std::size_t out_bytes) = 0;
+  [[nodiscard]] virtual bool runs_host_form() const noexcept = 0;
 };
 
 struct Item {
@@ -31,6 +34,10 @@ struct Item {
   std::function<void(StagingInput&)> produce;
   std::function<void(std::span<const std::byte>)> consume;
   std::string label;               // names the item in errors and the timeline (e.g. a file)
+  // `in` or `out` is GPU memory: only a GPU of the set may run it, never the CPU's lanes.
+  // The engine finds this out itself once CUDA has started in the process; set it when the
+  // first items may come sooner (Python's engine sets it for CuPy and PyTorch arrays).
+  bool device_memory = false;
 };
 
 // Typed convenience: spans of trivially copyable elements.
@@ -64,8 +71,8 @@ struct ItemResult {
   ItemStatus status = ItemStatus::done;
   std::string error;            // why it failed or was cancelled; names the item
   std::exception_ptr exception; // the original exception when it failed
-  int device = -1;              // the device that ran it (EngineOptions::devices); -1: none did
-  int lane = -1;                // engine-wide: device position x lanes + the device's lane
+  int device = -1;              // the GPU that ran it, kCpuDevice for the CPU's lanes; -1: none did
+  int lane = -1;                // engine-wide: the lanes of the set numbered member after member
   std::size_t batch_size = 1;   // items that shared its transfer and launch
   ItemTiming timing;
 

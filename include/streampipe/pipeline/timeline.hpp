@@ -29,7 +29,7 @@ struct StageRecord {
   double start_ms = 0;
   double end_ms = 0;
   std::size_t bytes = 0;
-  int device = -1;           // the device of a device stage; -1 for host stages
+  int device = -1;           // the GPU of a device stage (kCpuDevice: the CPU's lanes); -1 for host stages
 };
 
 struct StageStats {

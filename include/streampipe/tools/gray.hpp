@@ -1,19 +1,20 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The gray tool's work: image files -> 8-bit grayscale files, through the pipeline engine.
-// Each file is one item: a host worker decodes it into the staging memory as 8-bit RGB
-// (gray_pixels.hpp), the lane converts it with ops::rgb_to_gray (BT.601 fixed point, equal to
-// OpenCV's cvtColor(RGB2GRAY)) on the GPU or on the host backend, and a host worker encodes
-// the result and writes it atomically (temp file + rename; refused if it exists, unless
-// `force`). A corrupt, truncated or unsupported file fails alone, named with its reason.
-// With Decode::gpu (the default where nvJPEG and a GPU are there), files go in groups, JPEGs
-// are decoded by nvJPEG on the lanes instead, and with Encode::gpu JPEG outputs are encoded
-// there too (gray_decode.hpp).
-// While the engine starts (on a GPU: its context, pools and codec handles, a large part of a
-// short run), host threads convert whole files, the same bytes as the host backend gives,
-// taking them in job order; the engine takes the rest once it is ready (Options::host_start).
+// Each file (or group of files) is one item on the engine's device set: the CPU and every
+// GPU by default. A host worker reads the file and prepares it for the member that takes
+// the item: the CPU's decoder (libjpeg-turbo / libpng) to 8-bit RGB for the CPU's lanes or
+// a GPU without nvJPEG in the run; the compressed JPEG for a GPU with nvJPEG, which decodes
+// it on the lane (gray_decode.hpp). The luma is BT.601 fixed point (ops::rgb_to_gray, equal
+// to OpenCV's cvtColor(RGB2GRAY)) on whichever member runs it, and a host worker encodes
+// the result (or nvJPEG did, Encode::gpu) and writes it atomically (temp file + rename;
+// refused if it exists, unless `force`). A corrupt, truncated or unsupported file fails
+// alone, named with its reason.
+// The engine starts cold: the CPU's lanes convert files from the first moment while each GPU
+// (its context, pools and nvJPEG's states) starts on a thread of its own and joins when
+// ready; a run too short to repay a GPU's start ends on the CPU without starting one.
 // A stop requested through Options::stop ends the run early: no file is started after it,
-// files not yet on the device are cancelled, those further along are finished, and every
+// files not yet on a device are cancelled, those further along are finished, and every
 // output present is complete (no temporary file is left).
 
 #include "streampipe/io/decode_limits.hpp"
@@ -47,31 +48,29 @@ struct FileResult {
   std::string decoder;   // "gpu" (nvJPEG) or "cpu" once decoded
   std::string fallback;  // Decode::gpu: why the CPU decoded this file; empty when nvJPEG did
   bool cancelled = false;  // never converted: a stop was requested first (`error` says so)
-  bool host_start = false;  // converted whole on a host thread while the engine started
+  int device = -1;          // the GPU that converted it, pipeline::kCpuDevice, or -1: none
   double write_ms = 0;      // writing its output: temporary file, flushed to disk, renamed
 };
+
+// The engine's options as gray takes them by default: the CPU and every GPU, 4 lanes per
+// GPU, a host worker per core. convert() fills in what is left at 0: the CPU's lanes (a
+// quarter of the workers, at least 2), enough depth that every worker can stage a file
+// while each lane holds one, and what a GPU's start costs (longer with nvJPEG's states):
+// a run the CPU alone finishes sooner starts no GPU.
+[[nodiscard]] pipeline::EngineOptions engine_defaults();
 
 struct Options {
   io::ImageFormat format = io::ImageFormat::png;
   int jpeg_quality = 90;     // 1-100
   int png_compression = 1;   // 0-9; 1: up filter + run-length zlib, fast for photos (docs/image-io.md)
   bool force = false;        // replace existing outputs
-  // gpu: needs nvJPEG (gpu_decode_available()) and the GPU backend; automatic: gpu when both are there.
+  // gpu: every JPEG through nvJPEG (needs it, and GPUs only: the CPU's lanes take no file);
+  // cpu: the host decodes every file; automatic: nvJPEG on the GPUs where the build has it.
   Decode decode = Decode::automatic;
   Encode encode = Encode::automatic;  // JPEG output; as `decode`
-  pipeline::Backend backend = pipeline::Backend::automatic;
-  std::vector<int> devices;  // the engine's device set (empty: every usable GPU); files spread over them
-  int lanes = 0;    // per device; 0: 4 streams on the GPU; on the host backend, one per 4 threads (>= 2)
-  int threads = 0;  // decode/encode workers; 0: the hardware threads
   // With nvJPEG in the run: files per engine item, decoded in one call (0: chosen from the
   // files, the workers and the output format).
   int group = 0;
-  // `threads` host threads convert whole files (decode, luma, encode, write) while the
-  // engine starts, and stop taking files once it is ready. Not with Decode::gpu or
-  // Encode::gpu, which ask for every JPEG to go through nvJPEG. With Backend::automatic it
-  // also keeps short runs (fewer than 100 files per thread) on the host, and stops the GPU's
-  // start once these threads have taken every file (RunSummary::backend_note says which).
-  bool host_start = true;
   io::DecodeLimits limits;  // checked from each file's header before it is decoded
   // Called once per file as it finishes (from engine threads, one call at a time), with the
   // number finished so far.
@@ -79,6 +78,17 @@ struct Options {
   // Requesting a stop cancels the files not started yet (FileResult::cancelled); the stop
   // callback runs on the requesting thread.
   std::stop_token stop;
+  // Where the files run and with how many lanes, workers and slots (engine.host_threads
+  // are the decode/encode workers; engine.backend and engine.devices the device set).
+  pipeline::EngineOptions engine = engine_defaults();
+};
+
+// What one member of the device set did in a run.
+struct DeviceShare {
+  pipeline::DeviceReport device;  // its name, state and reason; joined_ms counts from convert()'s call
+  std::size_t files = 0;          // files it converted
+  double share = 0;               // of the run's converted files
+  double images_per_s = 0;        // its files over the time from its joining to the run's end
 };
 
 struct RunSummary {
@@ -91,30 +101,22 @@ struct RunSummary {
   std::uint64_t pixels = 0;     // of the converted images
   double wall_ms = 0;           // first file taken to last file finished and flushed to disk
   double sync_ms = 0;           // ... of which the outputs flushed to disk after the last write
-  std::string backend;          // "gpu" or "host"
-  // Backend::automatic: why the run ended on the host although a GPU may be there (a short
-  // run, or host threads that took every file before the GPU was ready); else empty.
-  std::string backend_note;
-  std::string device;           // the GPUs' names, or "host"
+  std::string backend;          // the members that converted files: "host", "gpu" or "host+gpu"
+  std::string device;           // their names ("host", the GPUs' names)
   std::string engine;           // Engine::describe()
   int threads = 0;              // host workers, as resolved
-  int lanes = 0;                // lanes per device, as resolved
-  std::string decode;           // "cpu" or "gpu", as resolved
-  std::string encode;           // "cpu" or "gpu", as resolved (cpu for PNG output)
-  std::string codecs;           // with nvJPEG: its backend ("nvJPEG, 7 JPEG engines"); else empty
+  int lanes = 0;                // lanes per GPU, as resolved
+  int cpu_lanes = 0;            // the CPU's lanes, as resolved (0: the CPU is not in the set)
+  std::string decode;           // where JPEGs were decoded: "cpu", "gpu" or "cpu+gpu"
+  std::string encode;           // where JPEG outputs were encoded, likewise (cpu for PNG output)
+  std::string codecs;           // with nvJPEG on a GPU: its backend ("nvJPEG, 7 JPEG engines"); else empty
   std::size_t group = 1;        // files per engine item (nvJPEG batches a group's JPEGs)
-  double setup_ms = 0;          // convert() called -> first file taken (by the engine or a host-start thread)
-  // convert() called -> the engine's parts ready, in the order they start: the GPUs found
-  // (Backend::automatic: CUDA's initialization), nvJPEG's handles and lane states (0 without
-  // them), the engine itself (GPU contexts, streams, pinned pools, workers).
-  double gpus_found_ms = 0, codecs_ready_ms = 0, engine_ready_ms = 0;
-  bool host_start = false;      // host threads converted files while the engine started (Options::host_start)
-  std::size_t host_start_files = 0;  // ... this many
+  double setup_ms = 0;          // convert() called -> the engine ready to take the first file
+  std::vector<DeviceShare> devices;  // each member of the set, the CPU first
   std::size_t gpu_decoded = 0;  // files nvJPEG decoded
   std::map<std::string, std::size_t> fallbacks;  // Decode::gpu: files the CPU decoded, by reason
   std::vector<pipeline::StageRecord> records;  // the engine's timeline
-  // Per file, in job order: the engine's result of its item (its group's); for a host-start
-  // file one made alike, numbered after the engine's items, with device and lane -1.
+  // Per file, in job order: the engine's result of its item (its group's).
   std::vector<pipeline::ItemResult> items;
   pipeline::TimelineReport timeline;
 
@@ -122,9 +124,9 @@ struct RunSummary {
 };
 
 // Throws std::invalid_argument for bad options (quality, compression, threads, lanes, and
-// Decode::gpu or Encode::gpu without nvJPEG or on the host backend) and
-// whatever the engine throws for an unusable backend or device; failures of single files
-// are in the summary instead.
+// Decode::gpu or Encode::gpu without nvJPEG or on the host backend) and whatever the
+// engine throws for an unusable backend or device; failures of single files are in the
+// summary instead.
 [[nodiscard]] RunSummary convert(std::span<const Job> jobs, const Options& options);
 
 // Where the time went, from the timeline records of one run.

@@ -1,0 +1,231 @@
+// SPDX-License-Identifier: Apache-2.0
+// The engine's device set: its members, the start of its GPUs (found, judged worth starting,
+// each started on a thread of its own and joined to the set when ready), and what each
+// member is and did. engine.cpp's opening comment has the path of an item.
+
+#include "engine_impl.hpp"
+
+#include "streampipe/cuda/device.hpp"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <memory>
+#include <utility>
+#include <vector>
+
+namespace streampipe::pipeline {
+
+using detail::clock_ms;
+using detail::describe_exception;
+using Member = detail::Member;
+
+namespace {
+
+// A start that stop_requested() ended: the engine is being destroyed.
+struct StartStopped : std::exception {
+  [[nodiscard]] const char* what() const noexcept override { return "its start was stopped: the engine is closing"; }
+};
+
+}  // namespace
+
+Member& Engine::Impl::add_member(int device, bool simulated, int lanes) {
+  auto m = std::make_unique<Member>();
+  m->position = members.size();
+  m->device = device;
+  m->simulated = simulated;
+  m->first_lane = lanes_numbered;
+  m->lanes = lanes;
+  m->depth = options.depth;
+  lanes_numbered += lanes;
+  m->report.device = device;
+  m->report.simulated = simulated;
+  m->report.lanes = lanes;
+  m->report.name = member_name(*m);
+  m->report.state = DeviceReport::State::starting;
+  const std::size_t position =
+      free_slots.add_member(m->slot_count(), detail::DeviceChoice::State::starting, m->gpu());
+  if (position != m->position) throw std::logic_error("engine: members and free slots out of step");
+  members.push_back(std::move(m));
+  return *members.back();
+}
+
+detail::MemberBuild Engine::Impl::member_build() {
+  return {.max_batch = options.batch_items, .use_graphs = options.use_graphs, .staging_bytes = options.staging_bytes,
+          .now_ms = &clock_ms,
+          .complete = [this](detail::Slot& slot, detail::LaneExecutor& executor) { complete(slot, executor); }};
+}
+
+std::string Engine::Impl::member_name(const Member& m) const {
+  if (m.device == kCpuDevice) return "the CPU";
+  if (m.simulated) return fmt::format("simulated GPU {}", m.device);
+  return fmt::format("GPU {}", m.device);
+}
+
+detail::GpuStartFacts Engine::Impl::gpu_start_facts() const {
+  detail::GpuStartFacts f;
+  f.expected_items = options.expected_items;
+  f.items_taken = items_taken;
+  f.cpu_in_set = set.cpu;
+  f.gpu_start_ms = options.gpu_start_ms;
+  if (set.cpu) {
+    f.cpu_latency_ms = free_slots.choice().latency_ms(0);
+    f.cpu_slots = members.front()->slot_count();
+  }
+  f.items_per_batch = batches_taken > 0 ? static_cast<double>(items_taken) / static_cast<double>(batches_taken) : 1.0;
+  return f;
+}
+
+void Engine::Impl::start_gpus(const std::stop_token& stop_token) noexcept {
+  // Each GPU's start, and the engine's count of those not done, ends here however it ends.
+  const auto finish_search = [this](std::size_t not_started, const std::string& why) {
+    bool none_left = false;
+    {
+      std::lock_guard lock(mutex);
+      for (auto& m : members)
+        if (m->device != kCpuDevice && m->report.state == DeviceReport::State::starting) {
+          m->report.state = DeviceReport::State::not_started;
+          m->report.reason = why;
+          none_left = free_slots.fail(m->position) == 0;
+        }
+      gpus_starting -= std::min(gpus_starting, not_started);
+      none_left = none_left || free_slots.choice().alive_count() == 0;
+    }
+    slot_freed.notify_all();
+    start_changed.notify_all();
+    if (none_left) set_fatal("no device of the set is left: " + why);
+  };
+  try {
+    detail::GpuStart decision = detail::GpuStart::wait;
+    {
+      std::unique_lock lock(mutex);
+      start_changed.wait(lock, [&] {
+        decision = detail::decide_gpu_start(gpu_start_facts());
+        return stop_token.stop_requested() || stop.stopped() || decision != detail::GpuStart::wait;
+      });
+    }
+    if (stop_token.stop_requested() || decision == detail::GpuStart::skip) {
+      finish_search(set.gpus.size() + (set.find_gpus ? 1 : 0),
+                    stop_token.stop_requested() ? "the engine closed before it started"
+                                                : "the CPU finishes the run sooner than a GPU starts");
+      return;
+    }
+    // CUDA starts here, on this thread, while the CPU's lanes already work.
+    const int found = set.find_gpus ? Device::count() : 0;
+    std::vector<Member*> starting;
+    std::string none_found;
+    {
+      std::lock_guard lock(mutex);
+      if (set.find_gpus) {
+        for (int d = 0; d < found; ++d) add_member(d, false, options.lanes);
+        gpus_starting += static_cast<std::size_t>(found);
+        --gpus_starting;  // the search itself
+        if (found == 0 && free_slots.choice().alive_count() == 0)
+          none_found = "no usable GPU: " + Device::unavailable_reason().value_or("none found");
+      }
+      for (auto& m : members)
+        if (m->device != kCpuDevice) starting.push_back(m.get());
+    }
+    if (!none_found.empty()) set_fatal(none_found);
+    start_changed.notify_all();
+    if (starting.size() == 1) {
+      start_gpu(*starting.front(), stop_token);
+      return;
+    }
+    std::vector<std::jthread> threads;
+    threads.reserve(starting.size());
+    for (Member* m : starting) threads.emplace_back([this, m, &stop_token] { start_gpu(*m, stop_token); });
+  } catch (...) {
+    finish_search(set.gpus.size() + (set.find_gpus ? 1 : 0), describe_exception(std::current_exception()));
+  }
+}
+
+void Engine::Impl::start_gpu(Member& m, const std::stop_token& stop_token) noexcept {
+  const double t0 = clock_ms();
+  std::string failure;
+  try {
+    const auto go_on = [&] {
+      if (stop_token.stop_requested()) throw StartStopped();
+    };
+    detail::build_member(m, member_build());
+    go_on();
+    if (op.start_device) {
+      std::optional<CurrentDeviceGuard> on_device;
+      if (m.gpu()) on_device.emplace(Device(m.device));
+      m.state = op.start_device(
+          DeviceStart{.device = m.device, .lanes = m.lanes, .stop_requested = [&] { return stop_token.stop_requested(); }});
+      go_on();
+    }
+  } catch (...) {
+    failure = describe_exception(std::current_exception());
+  }
+  bool none_left = false;
+  {
+    std::lock_guard lock(mutex);
+    m.report.start_ms = clock_ms() - t0;
+    if (failure.empty()) {
+      m.report.state = DeviceReport::State::ready;
+      m.report.joined_ms = clock_ms();
+      free_slots.join(m.position, m.slots);
+      if (stop.stopped()) m.staging->stop();
+    } else {
+      m.report.state = DeviceReport::State::failed;
+      m.report.reason = failure;
+      none_left = free_slots.fail(m.position) == 0;
+    }
+    --gpus_starting;
+  }
+  slot_freed.notify_all();
+  start_changed.notify_all();
+  if (none_left) set_fatal(fmt::format("{} could not start: {}", m.report.name, failure));
+}
+
+std::vector<DeviceReport> Engine::Impl::reports() {
+  std::lock_guard lock(mutex);
+  std::vector<DeviceReport> out;
+  out.reserve(members.size());
+  for (const auto& m : members) out.push_back(m->report);
+  return out;
+}
+
+void Engine::Impl::stop_staging() {
+  std::vector<detail::StagingPool*> pools;
+  {
+    std::lock_guard lock(mutex);
+    for (const auto& m : members)
+      if (m->staging && m->report.state == DeviceReport::State::ready) pools.push_back(m->staging.get());
+  }
+  for (auto* pool : pools) pool->stop();
+}
+
+namespace detail {
+
+void release_members(std::vector<std::unique_ptr<Member>>& members) noexcept {
+  // An operation's device state (nvJPEG's handles, say) may take long to release: the GPUs
+  // in parallel, each on its own device.
+  const auto release = [](Member& m) noexcept {
+    try {
+      std::optional<CurrentDeviceGuard> on_device;
+      if (m.gpu()) on_device.emplace(Device(m.device));
+      m.state.reset();
+    } catch (...) {
+      m.state.reset();  // without its device current: the state's own destructor copes
+    }
+  };
+  std::size_t with_state = 0;
+  for (const auto& m : members) with_state += m->state ? 1 : 0;
+  if (with_state > 1) {
+    try {
+      std::vector<std::jthread> threads;
+      for (auto& m : members)
+        if (m->state) threads.emplace_back([&release, &m] { release(*m); });
+    } catch (const std::system_error&) {
+      // No thread to be had: what is left is released below, in order.
+    }
+  }
+  for (auto& m : members) release(*m);
+  members.clear();
+}
+
+}  // namespace detail
+}  // namespace streampipe::pipeline

@@ -1,0 +1,251 @@
+// SPDX-License-Identifier: Apache-2.0
+// One scheduler for the CPU and the GPUs, without a GPU: the CPU's lanes beside simulated
+// GPUs that start on threads of their own. The CPU works from the first item while a GPU
+// starts; a GPU joins late, another never starts, a third is lost mid-run, and every item
+// is still delivered once, right and in order; a slow CPU takes only what it finishes
+// sooner; a short run of known length leaves the GPUs unstarted; and a set resolves the
+// backend once.
+
+#include "simulated_set.hpp"
+
+#include "streampipe/cuda/error.hpp"
+#include "streampipe/pipeline/engine.hpp"
+
+#include <gtest/gtest.h>
+
+#include <atomic>
+#include <chrono>
+#include <map>
+#include <mutex>
+#include <thread>
+
+namespace streampipe::pipeline {
+namespace {
+
+using namespace std::chrono_literals;
+using streampipe::testing::finishes_within;
+using streampipe::testing::result_within;
+
+using testing::ItemsRun;
+using testing::run_items;
+using Scenario = testing::SimulatedSet;
+
+EngineOptions cpu_and_simulated(std::vector<int> gpus) {
+  EngineOptions o;
+  o.backend = Backend::automatic;
+  o.simulate_gpus = true;
+  o.devices = std::move(gpus);
+  o.lanes = 2;
+  o.cpu_lanes = 2;
+  o.depth = 2;
+  o.host_threads = 3;
+  return o;
+}
+
+const DeviceReport& member(const std::vector<DeviceReport>& report, int device) {
+  for (const auto& m : report)
+    if (m.device == device) return m;
+  throw std::out_of_range("no such member");
+}
+
+TEST(EngineMixedHost, TheCpuWorksWhileAGpuStarts) {
+  Scenario sc;
+  sc.start_delay[0] = 400ms;
+  sc.delay[kCpuDevice] = 200us;
+  Engine engine(sc.operation(), cpu_and_simulated({0}));
+  const auto t0 = std::chrono::steady_clock::now();
+  const ItemsRun run = run_items(engine, 20);
+  const auto took = std::chrono::steady_clock::now() - t0;
+  ASSERT_EQ(run.results.size(), 20u);
+  for (std::size_t i = 0; i < run.results.size(); ++i) {
+    ASSERT_TRUE(run.results[i].ok()) << run.results[i].error;
+    EXPECT_TRUE(run.plus_one(i)) << i;
+    EXPECT_EQ(run.results[i].device, kCpuDevice) << i;  // done before the GPU joined
+  }
+  EXPECT_LT(took, 350ms);  // nobody waited for the GPU's start
+  const auto report = engine.wait_until_started();
+  ASSERT_EQ(report.size(), 2u);
+  EXPECT_EQ(report[0].device, kCpuDevice);
+  EXPECT_EQ(report[0].items, 20u);
+  EXPECT_EQ(member(report, 0).state, DeviceReport::State::ready);
+  EXPECT_GE(member(report, 0).start_ms, 390.0);
+  EXPECT_GT(member(report, 0).joined_ms, report[0].joined_ms);
+}
+
+// The set the issue describes: GPU 0 joins late, GPU 1 never starts, GPU 2 is lost mid-run;
+// in-order delivery across all, every item right (the lost GPU's items run again).
+TEST(EngineMixedHost, LateNeverAndLostGpusBesideTheCpuDeliverEveryItemInOrder) {
+  Scenario sc;
+  sc.start_delay[0] = 50ms;  // the CPU alone would take 150 ms over the 300 items
+  sc.never_starts = 1;
+  sc.lost_device = 2;
+  sc.lose_after = 3;
+  for (const int d : {kCpuDevice, 0, 2}) sc.delay[d] = 2000us;
+  auto options = cpu_and_simulated({0, 1, 2});
+  options.delivery = Delivery::in_order;
+  options.rerun_on_device_loss = true;
+  std::mutex m;
+  std::vector<std::size_t> order;
+  options.on_complete = [&](const ItemResult& r) {
+    std::lock_guard lock(m);
+    order.push_back(r.index);
+  };
+  Engine engine(sc.operation(), options);
+  const ItemsRun run = run_items(engine, 300);
+  ASSERT_EQ(run.results.size(), 300u);
+  std::map<int, int> per_device;
+  for (std::size_t i = 0; i < run.results.size(); ++i) {
+    ASSERT_TRUE(run.results[i].ok()) << run.results[i].error;
+    EXPECT_TRUE(run.plus_one(i)) << i;
+    ++per_device[run.results[i].device];
+  }
+  ASSERT_EQ(order.size(), 300u);
+  for (std::size_t i = 0; i < order.size(); ++i) ASSERT_EQ(order[i], i);
+  EXPECT_GT(per_device[kCpuDevice], 0);
+  EXPECT_GT(per_device[0], 0) << "the late GPU took no work";
+  EXPECT_EQ(per_device.count(1), 0u) << "a GPU that never started ran items";
+  // Only the batches it finished before its loss; what it held then ran again elsewhere.
+  EXPECT_LE(per_device[2], 3) << "items delivered from the lost GPU";
+  const auto report = engine.device_report();
+  EXPECT_EQ(member(report, 0).state, DeviceReport::State::ready);
+  EXPECT_EQ(member(report, 1).state, DeviceReport::State::failed);
+  EXPECT_NE(member(report, 1).reason.find("no such simulated board"), std::string::npos) << member(report, 1).reason;
+  EXPECT_EQ(member(report, 2).state, DeviceReport::State::lost);
+  EXPECT_NE(member(report, 2).reason.find("illegal memory access"), std::string::npos) << member(report, 2).reason;
+  EXPECT_LE(sc.ran_on_lost.load(), 3 + 4);  // nothing reached it after its loss but what it held
+}
+
+TEST(EngineMixedHost, WithoutRerunTheLostGpusItemsFailNamingIt) {
+  Scenario sc;
+  sc.lost_device = 0;
+  sc.lose_after = 2;
+  sc.delay[kCpuDevice] = 2000us;
+  sc.delay[0] = 300us;
+  Engine engine(sc.operation(), cpu_and_simulated({0}));
+  (void)engine.wait_until_started();
+  const ItemsRun run = run_items(engine, 120);
+  ASSERT_EQ(run.results.size(), 120u);
+  std::size_t failed = 0;
+  for (const auto& r : run.results) {
+    if (r.ok()) continue;
+    ++failed;
+    EXPECT_NE(r.error.find("on simulated GPU 0 failed"), std::string::npos) << r.error;
+  }
+  EXPECT_GE(failed, 1u);
+  EXPECT_LE(failed, 4u);  // what GPU 0 held: 2 lanes x depth 2
+  EXPECT_TRUE(run.results.back().ok()) << run.results.back().error;
+  EXPECT_EQ(run.results.back().device, kCpuDevice);
+}
+
+TEST(EngineMixedHost, ASlowCpuTakesOnlyWhatItFinishesSooner) {
+  Scenario sc;
+  sc.delay[kCpuDevice] = 20000us;  // forty times slower than the GPU
+  sc.delay[0] = 500us;
+  Engine engine(sc.operation(), cpu_and_simulated({0}));
+  (void)engine.wait_until_started();
+  const ItemsRun run = run_items(engine, 400);
+  std::map<int, int> per_device;
+  for (const auto& r : run.results) {
+    ASSERT_TRUE(r.ok()) << r.error;
+    ++per_device[r.device];
+  }
+  // Once both are measured the CPU finishes nothing sooner; it keeps at most what it took
+  // while it was being measured.
+  EXPECT_LE(per_device[kCpuDevice], 8) << per_device[kCpuDevice] << " items on the CPU";
+  EXPECT_GE(per_device[0], 392);
+}
+
+TEST(EngineMixedHost, AShortRunOfKnownLengthLeavesTheGpusUnstarted) {
+  Scenario sc;
+  sc.delay[kCpuDevice] = 1000us;
+  auto options = cpu_and_simulated({0, 1});
+  options.expected_items = 30;
+  options.gpu_start_ms = 5000;  // far longer than 30 items take on the CPU
+  Engine engine(sc.operation(), options);
+  const ItemsRun run = run_items(engine, 30);
+  for (const auto& r : run.results) {
+    ASSERT_TRUE(r.ok()) << r.error;
+    EXPECT_EQ(r.device, kCpuDevice);
+  }
+  const auto report = engine.wait_until_started();
+  EXPECT_EQ(sc.started.load(), 0);
+  for (const int d : {0, 1}) {
+    EXPECT_EQ(member(report, d).state, DeviceReport::State::not_started);
+    EXPECT_NE(member(report, d).reason.find("sooner than a GPU starts"), std::string::npos) << member(report, d).reason;
+  }
+}
+
+TEST(EngineMixedHost, ALongRunOfKnownLengthStartsTheGpus) {
+  Scenario sc;
+  sc.delay[kCpuDevice] = 2000us;
+  sc.delay[0] = 200us;
+  auto options = cpu_and_simulated({0});
+  options.expected_items = 400;
+  options.gpu_start_ms = 50;  // 400 items take the CPU's 4 slots 200 ms
+  Engine engine(sc.operation(), options);
+  const ItemsRun run = run_items(engine, 400);
+  std::map<int, int> per_device;
+  for (const auto& r : run.results) {
+    ASSERT_TRUE(r.ok()) << r.error;
+    ++per_device[r.device];
+  }
+  EXPECT_EQ(sc.started.load(), 1);
+  EXPECT_GT(per_device[0], per_device[kCpuDevice]);
+}
+
+TEST(EngineMixedHost, ClosingWhileAGpuStartsStopsItsStart) {
+  Scenario sc;
+  sc.start_delay[0] = 60000ms;  // would hold the destructor for a minute
+  const auto t0 = std::chrono::steady_clock::now();
+  finishes_within("the engine's life", [&] {
+    Engine engine(sc.operation(), cpu_and_simulated({0}));
+    const ItemsRun run = run_items(engine, 10);
+    for (const auto& r : run.results) EXPECT_TRUE(r.ok()) << r.error;
+  });
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, 5s);
+  EXPECT_EQ(sc.started.load(), 0);
+}
+
+TEST(EngineMixedHost, WhenNoGpuStartsAndThereIsNoCpuEverythingFails) {
+  Scenario sc;
+  sc.never_starts = 0;
+  auto options = cpu_and_simulated({0});
+  options.backend = Backend::gpu;
+  Engine engine(sc.operation(), options);
+  std::vector<std::byte> in(8), out(8);
+  auto f = engine.submit(make_item(std::span<const std::byte>(in), std::span<std::byte>(out)));
+  const auto r = result_within(f);
+  ASSERT_TRUE(r);
+  EXPECT_FALSE(r->ok());
+  EXPECT_NE(r->error.find("could not start: no such simulated board"), std::string::npos) << r->error;
+}
+
+TEST(DeviceSet, ResolvesTheBackendOnce) {
+  // automatic: the CPU and the GPUs, found later unless named.
+  const auto both = DeviceSet::resolve(Backend::automatic, {}, false, true, true);
+  EXPECT_TRUE(both.cpu);
+  EXPECT_TRUE(both.find_gpus);
+  EXPECT_TRUE(both.gpus.empty());
+  // An operation with no device form runs on the CPU alone, whatever the machine has.
+  const auto cpu_only = DeviceSet::resolve(Backend::automatic, {}, false, true, false);
+  EXPECT_TRUE(cpu_only.cpu);
+  EXPECT_FALSE(cpu_only.find_gpus);
+  const auto host = DeviceSet::resolve(Backend::host, {}, false, true, true);
+  EXPECT_TRUE(host.cpu);
+  EXPECT_FALSE(host.find_gpus);
+  const auto simulated = DeviceSet::resolve(Backend::gpu, {2, 0}, true, true, false);
+  EXPECT_FALSE(simulated.cpu);
+  EXPECT_EQ(simulated.gpus, (std::vector<int>{2, 0}));
+  const auto mixed = DeviceSet::resolve(Backend::automatic, {}, true, true, false);
+  EXPECT_TRUE(mixed.cpu);
+  EXPECT_EQ(mixed.gpus, (std::vector<int>{0}));
+  EXPECT_THROW((void)DeviceSet::resolve(Backend::host, {0}, false, true, true), std::invalid_argument);
+  EXPECT_THROW((void)DeviceSet::resolve(Backend::host, {}, false, false, true), std::invalid_argument);
+  EXPECT_THROW((void)DeviceSet::resolve(Backend::gpu, {-1}, true, true, true), std::invalid_argument);
+  EXPECT_EQ(parse_backend("auto"), Backend::automatic);
+  EXPECT_STREQ(backend_name(parse_backend("host")), "host");
+  EXPECT_THROW((void)parse_backend("cuda"), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace streampipe::pipeline

@@ -1,0 +1,108 @@
+// SPDX-License-Identifier: Apache-2.0
+// gray on the engine's device set, without a GPU: the CPU's lanes beside simulated GPUs,
+// every file converted once and exactly as the host backend converts it, each file and
+// member saying where the work ran; a short run of known length keeping the GPUs unstarted;
+// the items numbered one per file.
+
+#include "test_gray_files.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <map>
+#include <set>
+
+namespace streampipe::tools::gray {
+namespace {
+using namespace testing;
+
+std::vector<fs::path> mixed_inputs(const TempDir& d, int n) {
+  std::vector<fs::path> files;
+  for (int i = 0; i < n; ++i) {
+    files.push_back(d / ("in/f" + std::to_string(i) + (i % 2 ? ".png" : ".jpg")));
+    const auto img = random_image(static_cast<std::uint32_t>(40 + i), 31, 3, 8, static_cast<unsigned>(i));
+    if (i % 2) write_png(files.back(), img);
+    else write_jpeg(files.back(), img);
+  }
+  return files;
+}
+
+TEST(GrayDevices, TheCpuAndSimulatedGpusConvertEveryFileOnceAsTheHostDoes) {
+  TempDir d;
+  const auto files = mixed_inputs(d, 40);
+  Options o;
+  o.engine.backend = pipeline::Backend::automatic;
+  o.engine.simulate_gpus = true;
+  o.engine.devices = {0, 1};
+  o.engine.host_threads = 3;
+  o.engine.gpu_start_ms = 1e-6;  // start the GPUs whatever the run's length
+  std::size_t reports = 0;
+  o.on_file = [&](const FileResult&, std::size_t) { ++reports; };  // one call at a time
+  const auto jobs = jobs_for(files, d / "out");
+  const RunSummary s = convert(jobs, o);
+  ASSERT_EQ(s.ok, files.size());
+  EXPECT_EQ(reports, files.size());
+  for (const auto& j : jobs) expect_exact(j.input, j.output);
+  // One item per file (no nvJPEG in a simulated run), numbered 0..n-1.
+  std::set<std::size_t> indices;
+  for (const auto& item : s.items) indices.insert(item.index);
+  EXPECT_EQ(indices.size(), files.size());
+  // Every member is reported, the CPU first; the shares add up to the files.
+  ASSERT_EQ(s.devices.size(), 3u);
+  EXPECT_EQ(s.devices[0].device.device, pipeline::kCpuDevice);
+  std::size_t total = 0;
+  double shares = 0;
+  for (const auto& m : s.devices) {
+    total += m.files;
+    shares += m.share;
+    EXPECT_EQ(m.device.state, pipeline::DeviceReport::State::ready) << m.device.name << ": " << m.device.reason;
+    EXPECT_GE(m.device.joined_ms, 0.0) << m.device.name;
+  }
+  EXPECT_EQ(total, files.size());
+  EXPECT_NEAR(shares, 1.0, 1e-9);
+  std::map<int, std::size_t> per_file_device;
+  for (const auto& f : s.files) ++per_file_device[f.device];
+  for (const auto& m : s.devices) EXPECT_EQ(per_file_device[m.device.device], m.files) << m.device.name;
+  EXPECT_EQ(s.cpu_lanes, 2);  // a quarter of 3 workers, at least 2
+}
+
+TEST(GrayDevices, AShortRunEndsOnTheCpuWithoutStartingAGpu) {
+  TempDir d;
+  const std::vector<fs::path> files = write_random_pngs(d.path(), 5, 33, 17);
+  Options o;
+  o.engine.simulate_gpus = true;
+  o.engine.devices = {0};
+  o.engine.host_threads = 2;
+  const RunSummary s = convert(jobs_for(files, d / "out"), o);
+  ASSERT_EQ(s.ok, files.size());
+  EXPECT_EQ(s.backend, "host");
+  ASSERT_EQ(s.devices.size(), 2u);
+  EXPECT_EQ(s.devices[0].files, files.size());
+  EXPECT_EQ(s.devices[1].device.state, pipeline::DeviceReport::State::not_started);
+  EXPECT_NE(s.devices[1].device.reason.find("sooner than a GPU starts"), std::string::npos) << s.devices[1].device.reason;
+}
+
+TEST(GrayDevices, TheHostBackendHasTheCpuAlone) {
+  TempDir d;
+  const auto files = mixed_inputs(d, 6);
+  Options o;
+  o.engine.backend = pipeline::Backend::host;
+  o.engine.host_threads = 2;
+  const RunSummary s = convert(jobs_for(files, d / "out"), o);
+  ASSERT_EQ(s.ok, files.size());
+  ASSERT_EQ(s.devices.size(), 1u);
+  EXPECT_EQ(s.devices[0].files, files.size());
+  EXPECT_EQ(s.backend, "host");
+  EXPECT_EQ(s.decode, "cpu");
+  for (const auto& f : s.files) EXPECT_EQ(f.device, pipeline::kCpuDevice);
+}
+
+TEST(GrayDevices, GpuDecodingOnTheHostBackendIsRefused) {
+  Options o;
+  o.engine.backend = pipeline::Backend::host;
+  o.decode = Decode::gpu;
+  EXPECT_THROW((void)convert({}, o), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace streampipe::tools::gray
