@@ -33,8 +33,9 @@ imwrite = _core.imwrite
 
 
 def info() -> Dict[str, Any]:
-    """Version, CUDA runtime/driver/NVRTC versions, the usable GPUs, and the backend an
-    engine gets by default ("gpu", or "host" with the reason)."""
+    """Version, CUDA runtime/driver/NVRTC versions (and the NVRTC file in use, None when it
+    is not installed), the usable GPUs, and the backend an engine gets by default ("gpu", or
+    "host" with the reason)."""
     return _core.info()
 
 

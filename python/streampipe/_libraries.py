@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import sys
+from types import ModuleType
 from typing import List
 
 
@@ -26,6 +27,6 @@ def nvidia_wheel_dirs(cuda_major: int, search_path: List[str]) -> List[str]:
     return found
 
 
-def register(core) -> None:
+def register(core: ModuleType) -> None:
     """Names the wheels' folders to the extension (before its first compile)."""
     core.set_nvrtc_search_dirs(nvidia_wheel_dirs(core.cuda_major, sys.path))
