@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "nvrtc_api.hpp"
 
+#include "../cuda/entry_points.hpp"
 #include "streampipe/jit/errors.hpp"
 #include "streampipe/jit/program.hpp"
 
@@ -79,21 +80,10 @@ void* open_library(std::string& path, std::vector<std::string>& tried) {
   return nullptr;
 }
 
-template <typename F>
-void resolve(void* library, const char* symbol, F& out, Loaded& loaded) {
-  if (!loaded.failure.empty()) return;
-  out = reinterpret_cast<F>(::dlsym(library, symbol));
-  if (out == nullptr) {
-    loaded.failure = fmt::format("{} ({}) has no {}: an NVRTC older than CUDA {}", kLibrary, loaded.path, symbol,
-                                 SP_CUDA_MAJOR);
-    loaded.call = fmt::format("dlsym(\"{}\")", symbol);
-  }
-}
-
 Loaded load() {
   Loaded l;
   std::vector<std::string> tried;
-  void* library = open_library(l.path, tried);  // never closed: compiled programs outlive no one
+  void* library = open_library(l.path, tried);  // never closed: any thread may compile until exit
   if (library == nullptr) {
     l.failure = fmt::format(
         "cannot load NVRTC ({}), which compiles runtime kernels: install it (pip install nvidia-cuda-nvrtc for "
@@ -105,21 +95,24 @@ Loaded load() {
   if (Dl_info info{}; ::dladdr(::dlsym(library, "nvrtcVersion"), &info) != 0 && info.dli_fname != nullptr)
     l.path = info.dli_fname;  // the file itself, also when found by name
   detail::NvrtcApi& t = l.table;
-  resolve(library, "nvrtcVersion", t.version, l);
-  resolve(library, "nvrtcGetErrorString", t.get_error_string, l);
-  resolve(library, "nvrtcGetNumSupportedArchs", t.get_num_supported_archs, l);
-  resolve(library, "nvrtcGetSupportedArchs", t.get_supported_archs, l);
-  resolve(library, "nvrtcCreateProgram", t.create_program, l);
-  resolve(library, "nvrtcDestroyProgram", t.destroy_program, l);
-  resolve(library, "nvrtcAddNameExpression", t.add_name_expression, l);
-  resolve(library, "nvrtcCompileProgram", t.compile_program, l);
-  resolve(library, "nvrtcGetProgramLogSize", t.get_program_log_size, l);
-  resolve(library, "nvrtcGetProgramLog", t.get_program_log, l);
-  resolve(library, "nvrtcGetLoweredName", t.get_lowered_name, l);
-  resolve(library, "nvrtcGetCUBINSize", t.get_cubin_size, l);
-  resolve(library, "nvrtcGetCUBIN", t.get_cubin, l);
-  resolve(library, "nvrtcGetPTXSize", t.get_ptx_size, l);
-  resolve(library, "nvrtcGetPTX", t.get_ptx, l);
+  ::streampipe::detail::EntryPoints e(library, fmt::format("{} ({})", kLibrary, l.path));
+  e.resolve("nvrtcVersion", t.version);
+  e.resolve("nvrtcGetErrorString", t.get_error_string);
+  e.resolve("nvrtcGetNumSupportedArchs", t.get_num_supported_archs);
+  e.resolve("nvrtcGetSupportedArchs", t.get_supported_archs);
+  e.resolve("nvrtcCreateProgram", t.create_program);
+  e.resolve("nvrtcDestroyProgram", t.destroy_program);
+  e.resolve("nvrtcAddNameExpression", t.add_name_expression);
+  e.resolve("nvrtcCompileProgram", t.compile_program);
+  e.resolve("nvrtcGetProgramLogSize", t.get_program_log_size);
+  e.resolve("nvrtcGetProgramLog", t.get_program_log);
+  e.resolve("nvrtcGetLoweredName", t.get_lowered_name);
+  e.resolve("nvrtcGetCUBINSize", t.get_cubin_size);
+  e.resolve("nvrtcGetCUBIN", t.get_cubin);
+  e.resolve("nvrtcGetPTXSize", t.get_ptx_size);
+  e.resolve("nvrtcGetPTX", t.get_ptx);
+  l.failure = e.failure();
+  l.call = e.call();
   return l;
 }
 
