@@ -103,8 +103,30 @@ class _Prepared:
 class Engine:
     """An engine applying `operation` to arrays. Options left as None are chosen by the
     planner from the first items (GPU) or take the library's defaults (host backend).
-    `devices` (default: [device]) spreads the items over several GPUs, each item to the one
-    expected to finish it first; on the host backend it names simulated devices."""
+
+    Arguments:
+        operation: what each item goes through (streampipe.ops: gray(), affine(),
+            from_kernel(), ...).
+        backend: "gpu", "host" (the engine on CPU threads), or "auto": the GPU when one is
+            usable and the operation has a device form, else the host.
+        device: the GPU of a one-GPU engine (default 0).
+        devices: several GPUs (default [device]): each item goes to the one expected to
+            finish it first; lanes are per GPU. On the host backend, simulated devices.
+        lanes: items in flight at once per GPU, each lane a CUDA stream (planner's choice).
+        depth: slots per lane, so one item's copies overlap another's kernel (planner's).
+        batch_items: items packed into one transfer and launch (planner's; 1: no batching).
+        batch_bytes: ... while a batch's packed input stays below this many bytes.
+        staging_bytes: the pinned staging ring pageable (numpy) items are copied through
+            (0: one block per slot).
+        use_graphs: replay a captured CUDA graph per slot for same-size batches.
+        in_order: deliver results (and callbacks) in submission order, not as completed.
+        host_threads: threads staging pageable items and running host stages (0: one per
+            core the process may use, at most 32).
+        record_timeline: time every stage with events, for report(), timeline(),
+            trace_json() and gantt_svg().
+        on_complete: called once per item with its ItemResult, on an engine thread, after
+            its future resolved; an exception in it goes to sys.unraisablehook.
+    """
 
     def __init__(self, operation: Operation, *, backend: str = "auto", device: int = 0,
                  devices: Optional[Sequence[int]] = None, lanes: Optional[int] = None,
