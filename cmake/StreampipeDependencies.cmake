@@ -13,7 +13,6 @@ find_package(nlohmann_json 3.10 REQUIRED)
 find_package(PNG REQUIRED)
 find_package(JPEG REQUIRED)
 find_package(OpenSSL REQUIRED COMPONENTS Crypto)
-include(StreampipeCudaLibraries)
 if(STREAMPIPE_BUILD_CLI OR STREAMPIPE_BUILD_BENCH)
   find_package(CLI11 CONFIG REQUIRED)
 endif()
@@ -43,7 +42,8 @@ if(TARGET CUDA::nvjpeg)
 endif()
 streampipe_optional("nvJPEG (gray --decode gpu)" STREAMPIPE_HAVE_NVJPEG "CUDA::nvjpeg")
 
-if(NOT TARGET streampipe::nvrtc_library)
+# The jit layer compiles against NVRTC's header and loads the library at run time.
+if(NOT TARGET CUDA::nvrtc)
   message(FATAL_ERROR "NVRTC (CUDA::nvrtc) was not found in the CUDA toolkit: the jit layer needs it")
 endif()
 

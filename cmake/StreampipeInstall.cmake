@@ -39,7 +39,7 @@ foreach(layer IN LISTS _streampipe_layers _streampipe_opt_in_layers)
       elseif(name MATCHES "^([A-Za-z0-9_]+)::")
         set(_ns ${CMAKE_MATCH_1})
         if(_ns STREQUAL "streampipe")
-          continue()  # our own imported helpers (StreampipeCudaLibraries.cmake)
+          continue()  # our own targets: the layers' export sets define them
         elseif(NOT DEFINED _streampipe_package_of_${_ns})
           message(FATAL_ERROR "streampipe_${layer} links ${name}: add its package to StreampipeInstall.cmake")
         endif()
@@ -74,6 +74,5 @@ configure_package_config_file(${PROJECT_SOURCE_DIR}/cmake/streampipeConfig.cmake
 write_basic_package_version_file(${PROJECT_BINARY_DIR}/streampipeConfigVersion.cmake
   COMPATIBILITY SameMinorVersion)
 install(FILES ${PROJECT_BINARY_DIR}/streampipeConfig.cmake ${PROJECT_BINARY_DIR}/streampipeConfigVersion.cmake
-              ${PROJECT_SOURCE_DIR}/cmake/StreampipeCudaLibraries.cmake
         DESTINATION ${STREAMPIPE_INSTALL_CMAKEDIR} COMPONENT development)
 include(StreampipePkgConfig)

@@ -27,6 +27,13 @@ function(streampipe_add_library layer)
   target_compile_options(streampipe_${layer} PRIVATE
     $<$<AND:$<COMPILE_LANGUAGE:CXX>,$<CXX_COMPILER_ID:GNU>>:-fno-semantic-interposition>
     $<$<AND:$<COMPILE_LANGUAGE:CUDA>,$<CXX_COMPILER_ID:GNU>>:-Xcompiler=-fno-semantic-interposition>)
+  # Linked into the Python module (a shared object): nothing of a layer is part of the
+  # module's interface, so its symbols are hidden (python/CMakeLists.txt exports the module's
+  # init alone). Static programs are unaffected; shared layers (BUILD_SHARED_LIBS) keep theirs.
+  if(STREAMPIPE_BUILD_PYTHON AND NOT BUILD_SHARED_LIBS)
+    set_target_properties(streampipe_${layer} PROPERTIES
+      CXX_VISIBILITY_PRESET hidden CUDA_VISIBILITY_PRESET hidden VISIBILITY_INLINES_HIDDEN ON)
+  endif()
   target_include_directories(streampipe_${layer} PUBLIC
     $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}/include>
     $<BUILD_INTERFACE:${PROJECT_BINARY_DIR}/include>

@@ -1,7 +1,6 @@
 # SPDX-License-Identifier: Apache-2.0
-"""The Python benchmark with its peers imported first (PyTorch must be imported before
-streampipe on the H100 image: docs/python.md, known issues). Same options as
-`python -m streampipe.bench`:
+"""The Python benchmark as a script, with its peers (PyTorch, CuPy) imported up front, where
+they are installed. Same options as `python -m streampipe.bench`:
 
     python python/bench/run.py --runs 7 --json python-bench.json --cpp build/release/streampipe
 """

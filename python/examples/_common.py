@@ -2,11 +2,12 @@
 """What the examples share: the backend they run on and how they check themselves."""
 import argparse
 import sys
+from typing import Optional
 
 import streampipe as sp
 
 
-def parse(description: str, default_out: str = None) -> argparse.Namespace:
+def parse(description: Optional[str], default_out: Optional[str] = None) -> argparse.Namespace:
     p = argparse.ArgumentParser(description=description)
     p.add_argument("--host", action="store_true", help="run on the host backend even with a GPU")
     p.add_argument("--quick", action="store_true", help="small sizes (what the tests run)")

@@ -8,6 +8,7 @@ a kernel faster, they make kernels and copies overlap.
 """
 import statistics
 import time
+from typing import List, Tuple
 
 import numpy as np
 
@@ -25,7 +26,7 @@ __global__ void multiply_divide(const float* in, float* out, size_t n, int repea
 """
 
 
-def main():
+def main() -> None:
     args = parse(__doc__)
     count, elems = (20, 1 << 12) if args.quick else (200, 1 << 20)
     rng = np.random.default_rng(11)
@@ -42,7 +43,7 @@ def main():
     d_out = [sp.empty(elems, np.float32) for _ in xs]
     outs = [sp.pinned_empty(elems, np.float32) for _ in xs]
 
-    def run(streams):
+    def run(streams: List[sp.Stream]) -> Tuple[float, float, float]:
         events = [(sp.Event(), sp.Event()) for _ in xs]
         t0 = time.perf_counter()
         for k, x in enumerate(xs):

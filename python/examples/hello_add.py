@@ -8,6 +8,7 @@ the two kernels take the same time.
     python hello_add.py --host     # the host backend: compile timing, the product on the CPU
 """
 import time
+from typing import Callable
 
 import numpy as np
 
@@ -22,7 +23,7 @@ __global__ void multiply_them(float* dest, const float* a, const float* b, int n
 """
 
 
-def gpu_time_ms(launch, repeats=20):
+def gpu_time_ms(launch: Callable[[sp.Stream], object], repeats: int = 20) -> float:
     stream = sp.Stream()
     start, stop = sp.Event(), sp.Event()
     start.record(stream.handle)
@@ -33,7 +34,7 @@ def gpu_time_ms(launch, repeats=20):
     return start.elapsed_ms(stop) / repeats
 
 
-def main():
+def main() -> None:
     args = parse(__doc__)
     n = 400 if args.quick else 1 << 24
     rng = np.random.default_rng(0)

@@ -9,6 +9,7 @@ the final boards are saved as PNGs.
 import os
 
 import numpy as np
+import numpy.typing as npt
 
 import streampipe as sp
 from _common import check, parse
@@ -49,18 +50,19 @@ __global__ void step_shared(const unsigned char* board, unsigned char* next, int
 """
 
 
-def numpy_step(board):
+def numpy_step(board: npt.NDArray[np.uint8]) -> npt.NDArray[np.uint8]:
     n = sum(np.roll(np.roll(board, dy, 0), dx, 1) for dy in (-1, 0, 1) for dx in (-1, 0, 1) if dx or dy)
-    return ((n == 3) | ((board == 1) & (n == 2))).astype(np.uint8)
+    alive: npt.NDArray[np.uint8] = ((n == 3) | ((board == 1) & (n == 2))).astype(np.uint8)
+    return alive
 
 
-def numpy_run(board, generations):
+def numpy_run(board: npt.NDArray[np.uint8], generations: int) -> npt.NDArray[np.uint8]:
     for _ in range(generations):
         board = numpy_step(board)
     return board
 
 
-def main():
+def main() -> None:
     args = parse(__doc__, default_out="life-out")
     size, generations = (64, 50) if args.quick else (1024, 500)
     rng = np.random.default_rng(5)

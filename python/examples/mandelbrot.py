@@ -8,6 +8,7 @@ same float32 iteration (pixels on the set's boundary may differ by fused multipl
 import os
 
 import numpy as np
+import numpy.typing as npt
 
 import streampipe as sp
 from _common import check, parse
@@ -25,7 +26,7 @@ count[i] = k;
 """
 
 
-def numpy_escape(re, im, max_iter):
+def numpy_escape(re: npt.NDArray[np.float32], im: npt.NDArray[np.float32], max_iter: int) -> npt.NDArray[np.int32]:
     """The kernel's loop in numpy: count the steps taken while |z| <= 2 before each step."""
     zr, zi = np.zeros_like(re), np.zeros_like(im)
     count = np.zeros(re.shape, np.int32)
@@ -38,7 +39,8 @@ def numpy_escape(re, im, max_iter):
     return count
 
 
-def known_points_hold(count, re, im, max_iter):
+def known_points_hold(count: npt.NDArray[np.int32], re: npt.NDArray[np.float32], im: npt.NDArray[np.float32],
+                      max_iter: int) -> bool:
     """Independent of any implementation: the main cardioid and the period-2 bulb never
     escape; points with |c| > 2 escape after the first step; the set mirrors in the real axis."""
     q = (re - 0.25) ** 2 + im ** 2
@@ -47,7 +49,7 @@ def known_points_hold(count, re, im, max_iter):
     return bool((count[inside] == max_iter).all() and (count[outside] == 1).all() and inside.any() and outside.any())
 
 
-def main():
+def main() -> None:
     args = parse(__doc__, default_out="mandelbrot-out")
     width, height, max_iter = (320, 240, 64) if args.quick else (3840, 2160, 256)
     xs = np.linspace(-2.2, 1.0, width, dtype=np.float32)
@@ -73,19 +75,19 @@ def main():
             (count,) = e.map([np.concatenate([re, im])])
     check(known_points_hold(count, re, im, max_iter), "cardioid and bulb never escape, |c| > 2 escapes at once")
     grid = count.reshape(height, width)
-    check(np.array_equal(grid, grid[::-1]), "the image mirrors in the real axis")
+    check(bool(np.array_equal(grid, grid[::-1])), "the image mirrors in the real axis")
     if args.gpu:
         # numpy on a band of rows (quick at full size); fused multiply-adds on the GPU may
         # move a few boundary pixels by an iteration.
         rows = slice(0, min(height, 240) * width)
         want = numpy_escape(re[rows], im[rows], max_iter)
         differ = np.count_nonzero(count[rows] != want)
-        check(differ <= 0.002 * want.size, f"escape counts match numpy ({differ} of {want.size} pixels differ)")
+        check(bool(differ <= 0.002 * want.size), f"escape counts match numpy ({differ} of {want.size} pixels differ)")
     os.makedirs(args.out, exist_ok=True)
     image = (255 * (count.reshape(height, width) / max_iter) ** 0.5).astype(np.uint8)
     path = os.path.join(args.out, "mandelbrot.png")
     sp.imwrite(path, image)
-    check(np.array_equal(sp.imread(path), image), f"{path} reads back exactly")
+    check(bool(np.array_equal(sp.imread(path), image)), f"{path} reads back exactly")
 
 
 if __name__ == "__main__":

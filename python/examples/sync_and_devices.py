@@ -8,6 +8,7 @@ current device (the primary context the runtime uses) is set explicitly per thre
 """
 import threading
 import time
+from typing import List
 
 import numpy as np
 
@@ -23,7 +24,7 @@ __global__ void spin(unsigned long long cycles, int* done) {
 """
 
 
-def main():
+def main() -> None:
     args = parse(__doc__)
     info = sp.info()
     if not args.gpu:
@@ -40,8 +41,13 @@ def main():
     device = 0
     sp.set_device(device)
     check(sp.get_device() == device, "the current device is the one set")
-    seen = []
-    t = threading.Thread(target=lambda: (sp.set_device(device), seen.append(sp.get_device())))
+    seen: List[int] = []
+
+    def use_device() -> None:
+        sp.set_device(device)
+        seen.append(sp.get_device())
+
+    t = threading.Thread(target=use_device)
     t.start()
     t.join()
     check(seen == [device], "another thread sets its own current device")

@@ -28,13 +28,14 @@ io::Image to_image(const ImageArray& a) {
   return img;
 }
 
-nb::object to_array(io::Image img) {
+// A numpy array (typed so in the stubs: numpy.typing.NDArray), owning the pixels.
+nb::ndarray<nb::numpy> to_array(io::Image img) {
   auto* pixels = new std::vector<std::uint8_t>(std::move(img.pixels));
   nb::capsule owner(pixels, [](void* p) noexcept { delete static_cast<std::vector<std::uint8_t>*>(p); });
   const std::size_t shape[3] = {img.height, img.width, static_cast<std::size_t>(img.channels)};
   const std::size_t ndim = img.channels == 1 ? 2 : 3;
   const nb::dlpack::dtype dtype = img.bit_depth == 16 ? nb::dtype<std::uint16_t>() : nb::dtype<std::uint8_t>();
-  return nb::cast(nb::ndarray<nb::numpy>(pixels->data(), ndim, shape, owner, nullptr, dtype));
+  return nb::ndarray<nb::numpy>(pixels->data(), ndim, shape, owner, nullptr, dtype);
 }
 
 }  // namespace

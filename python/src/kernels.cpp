@@ -141,6 +141,9 @@ void bind_kernels(nb::module_& m) {
         nb::arg("name_expressions"), nb::arg("arch"), nb::arg("cache") = true,
         "NVRTC through the disk cache, no device needed; a dict with the binary, log and cache origin.");
   m.def("nvrtc_version", &jit::nvrtc_version);
+  m.def("set_nvrtc_search_dirs", &jit::set_nvrtc_search_dirs, nb::arg("dirs"),
+        "Folders tried for NVRTC before the loader's search path and the toolkit (before the first compile).");
+  m.def("nvrtc_library_path", &jit::nvrtc_library_path, "The NVRTC file in use, loading it; raises Error naming where it looked when NVRTC is not installed.");
   m.def("default_arch", [](int device) { return jit::default_arch(Device(device)); }, nb::arg("device"));
   m.def("clear_memory_cache", &jit::clear_memory_cache);
 

@@ -57,6 +57,7 @@ nb::dict info() {
     nvrtc = 0;  // NVRTC missing: runtime kernels cannot compile, the rest still works
   }
   out["nvrtc"] = nvrtc;
+  out["nvrtc_library"] = nvrtc != 0 ? nb::object(nb::str(jit::nvrtc_library_path().c_str())) : nb::none();
   const std::optional<std::string> reason = Device::unavailable_reason();
   nb::list devices;
   if (!reason)

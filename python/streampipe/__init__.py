@@ -9,10 +9,12 @@ from typing import Any, Dict
 
 # The engine's lanes are streams, which share CUDA_DEVICE_MAX_CONNECTIONS hardware queues
 # (8 by default): ask for 32 unless the user chose. It counts only if set before the CUDA
-# driver reads it, which can be before the extension's own first call (docs/python.md).
+# driver reads it, which can be before the extension's own first call; the driver reads it
+# once for the whole process, so it is the one change importing makes to the environment
+# (docs/python.md, "What importing does").
 os.environ.setdefault("CUDA_DEVICE_MAX_CONNECTIONS", "32")
 
-from . import _core, ops  # noqa: E402
+from . import _core, _libraries, ops  # noqa: E402
 from ._arguments import In, InOut, Out
 from ._arrays import LEGACY_STREAM, ArrayInfo, describe, stream_handle
 from ._core import CompileError, CudaError, Error, Event, Stream
@@ -21,15 +23,19 @@ from .kernels import (CompileResult, ElementwiseKernel, Function, LoadStats, Red
                       compile)
 from .memory import (DeviceArray, copy, empty, pinned_copy, pinned_empty, pinned_zeros, to_device, zeros)
 
-__version__: str = _core.info()["version"]
+_libraries.register(_core)
+
+# The C++ library's version (the wheel's too: both come from CMakeLists.txt).
+__version__: str = _core.__version__
 
 imread = _core.imread
 imwrite = _core.imwrite
 
 
 def info() -> Dict[str, Any]:
-    """Version, CUDA runtime/driver/NVRTC versions, the usable GPUs, and the backend an
-    engine gets by default ("gpu", or "host" with the reason)."""
+    """Version, CUDA runtime/driver/NVRTC versions (and the NVRTC file in use, None when it
+    is not installed), the usable GPUs, and the backend an engine gets by default ("gpu", or
+    "host" with the reason)."""
     return _core.info()
 
 

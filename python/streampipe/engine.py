@@ -118,21 +118,42 @@ class DeviceReport:
 class Engine:
     """An engine applying `operation` to arrays over a device set: by default the CPU's lanes
     (for an operation with a host form) and every usable GPU, the CPU working while the GPUs
-    start, each item going to the member expected to finish it first. `backend` is "auto",
-    "gpu" (the GPUs alone) or "host" (the CPU alone); `devices` (or `device`) names the GPUs
-    (default: every usable one); with `simulate_gpus`, or with backend "host", `devices`
-    names simulated GPUs on host threads. Every option left as None takes EngineOptions'
-    default (the C++ library's, `_core.EngineOptions()`), except lanes, depth, batch_items,
-    batch_bytes and staging_bytes, which the planner chooses from the first items when a GPU
-    is in the set.
+    start, each item going to the member expected to finish it first. Every option left as
+    None takes EngineOptions' default (the C++ library's, `_core.EngineOptions()`), except
+    lanes, depth, batch_items, batch_bytes and staging_bytes, which the planner chooses from
+    the first items when a GPU is in the set.
 
-    Arguments: operation (an ops.* operation); backend; device, devices; lanes (per GPU),
-    cpu_lanes, depth (slots per lane), batch_items, batch_bytes (batching), staging_bytes
-    (pinned staging lent at once per GPU), use_graphs (replay a CUDA graph per slot),
-    in_order (deliver in submission order), host_threads (staging workers), record_timeline,
-    simulate_gpus, rerun_on_device_loss (a lost GPU's items run again elsewhere),
-    expected_items and gpu_start_ms (a run of known length starts no GPU the CPU would beat),
-    on_complete (called with each ItemResult)."""
+    Arguments:
+        operation: what each item goes through (streampipe.ops: gray(), affine(),
+            from_kernel(), ...).
+        backend: "auto" (the CPU and every GPU), "gpu" (the GPUs alone) or "host" (the CPU
+            alone).
+        device: one GPU to use (default: every usable GPU).
+        devices: the GPUs (default: every usable one): each item goes to the member
+            expected to finish it first; lanes are per GPU. With simulate_gpus, or on the
+            host backend, simulated GPUs on host threads.
+        lanes: items in flight at once per GPU, each lane a CUDA stream (planner's choice).
+        cpu_lanes: the CPU's lanes, each a thread running the host form (default: as lanes).
+        depth: slots per lane, so one item's copies overlap another's kernel (planner's).
+        batch_items: items packed into one transfer and launch (planner's; 1: no batching).
+        batch_bytes: ... while a batch's packed input stays below this many bytes.
+        staging_bytes: the pinned staging ring pageable (numpy) items are copied through,
+            per GPU (0: one block per slot).
+        use_graphs: replay a captured CUDA graph per slot for same-size batches.
+        in_order: deliver results (and callbacks) in submission order, not as completed.
+        host_threads: threads staging pageable items and running host stages (0: one per
+            core the process may use, at most 32).
+        record_timeline: time every stage with events, for report(), timeline(),
+            trace_json() and gantt_svg().
+        simulate_gpus: the GPUs are simulated on host threads (tests without a GPU).
+        rerun_on_device_loss: a GPU lost to a sticky error hands its items to the members
+            left instead of failing them.
+        expected_items: how many items the run will submit, when known: a run the CPU
+            alone finishes sooner than a GPU starts (gpu_start_ms) starts no GPU.
+        gpu_start_ms: what starting a GPU costs, for that judgement.
+        on_complete: called once per item with its ItemResult, on an engine thread, after
+            its future resolved; an exception in it goes to sys.unraisablehook.
+    """
 
     def __init__(self, operation: Operation, *, backend: str = "auto", device: Optional[int] = None,
                  devices: Optional[Sequence[int]] = None, lanes: Optional[int] = None,

@@ -1,20 +1,11 @@
 # SPDX-License-Identifier: Apache-2.0
 # Tests marked `gpu` need a usable GPU: skipped without one, failed instead when
 # STREAMPIPE_REQUIRE_GPU=1 (the GPU check, where a skip would hide a missing device).
-import importlib
 import os
 
 import pytest
 
-# PyTorch aborts (free(): invalid pointer) when it is imported after streampipe on the H100
-# image (PyTorch 2.11, CUDA 13): import the peers first (docs/python.md, known issues).
-for _peer in ("torch", "cupy"):
-    try:
-        importlib.import_module(_peer)
-    except ImportError:
-        pass
-
-import streampipe  # noqa: E402
+import streampipe
 
 
 def pytest_configure(config):

@@ -54,3 +54,22 @@ def test_a_host_array_without_a_buffer_is_refused_by_name():
 def _pythonpath():
     import os
     return {"PYTHONPATH": os.environ["PYTHONPATH"]} if "PYTHONPATH" in os.environ else {}
+
+
+def test_the_version_is_the_libraries_and_the_packages():
+    import importlib.metadata
+    assert sp.__version__ == sp._core.__version__ == sp.info()["version"]
+    try:
+        installed = importlib.metadata.version("streampipe")
+    except importlib.metadata.PackageNotFoundError:
+        pytest.skip("not installed (a build tree on PYTHONPATH): no package metadata")
+    assert installed == sp.__version__
+
+
+def test_help_of_engine_documents_every_argument():
+    import inspect
+    import pydoc
+    text = pydoc.render_doc(sp.Engine, renderer=pydoc.plaintext)
+    names = [p for p in inspect.signature(sp.Engine.__init__).parameters if p != "self"]
+    missing = [n for n in names if f"{n}:" not in text]
+    assert not missing, f"help(streampipe.Engine) does not document {missing}"

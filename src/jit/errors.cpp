@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "streampipe/jit/errors.hpp"
 
+#include "nvrtc_api.hpp"
+
 #include <fmt/format.h>
 #include <nvrtc.h>
 
@@ -62,7 +64,7 @@ NvrtcError::NvrtcError(int status, std::string call, std::string program_name, c
                        const char* file, int line)
     : NvrtcError({.api = Api::nvrtc,
                   .status = status,
-                  .status_name = nvrtcGetErrorString(static_cast<nvrtcResult>(status)),
+                  .status_name = detail::nvrtc_status_name(status),
                   .description = fmt::format("program {}", program_name),
                   .call = std::move(call),
                   .file = file != nullptr ? file : "",
@@ -76,7 +78,7 @@ NvrtcError::NvrtcError(Failure failure, std::string program_name)
 CompileError::CompileError(std::string program_name, std::string log, const std::string& source, std::string call)
     : NvrtcError({.api = Api::nvrtc,
                   .status = NVRTC_ERROR_COMPILATION,
-                  .status_name = nvrtcGetErrorString(NVRTC_ERROR_COMPILATION),
+                  .status_name = detail::nvrtc_status_name(NVRTC_ERROR_COMPILATION),
                   .description = fmt::format("could not compile {}", program_name),
                   .call = std::move(call),
                   .file = {},

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "streampipe/jit/program.hpp"
 
+#include "nvrtc_api.hpp"
 #include "streampipe/jit/errors.hpp"
 
 #include <fmt/format.h>
-#include <nvrtc.h>
 
 #include <algorithm>
 #include <chrono>
@@ -25,7 +25,7 @@ void check(nvrtcResult status, const char* call, const std::string& program,
 }
 
 struct ProgramDeleter {
-  void operator()(nvrtcProgram p) const noexcept { nvrtcDestroyProgram(&p); }
+  void operator()(nvrtcProgram p) const noexcept { detail::nvrtc().destroy_program(&p); }
 };
 using ProgramHandle = std::unique_ptr<std::remove_pointer_t<nvrtcProgram>, ProgramDeleter>;
 
@@ -80,14 +80,15 @@ CompileResult compile(const Program& program, const std::string& arch) {
     header_sources.push_back(h.contents.c_str());
     header_names.push_back(h.name.c_str());
   }
+  const detail::NvrtcApi& nvrtc = detail::nvrtc();
   nvrtcProgram raw = nullptr;
-  check(nvrtcCreateProgram(&raw, program.source().c_str(), program.name().c_str(),
+  check(nvrtc.create_program(&raw, program.source().c_str(), program.name().c_str(),
                            static_cast<int>(header_sources.size()), header_sources.data(),
                            header_names.data()),
         "nvrtcCreateProgram", program.name());
   const ProgramHandle handle(raw);
   for (const auto& e : program.name_expressions())
-    check(nvrtcAddNameExpression(raw, e.c_str()), "nvrtcAddNameExpression", program.name());
+    check(nvrtc.add_name_expression(raw, e.c_str()), "nvrtcAddNameExpression", program.name());
 
   std::vector<std::string> opts;
   opts.push_back("--gpu-architecture=" + arch);
@@ -95,15 +96,15 @@ CompileResult compile(const Program& program, const std::string& arch) {
   for (const auto& o : program.options()) opts.push_back(o);
   std::vector<const char*> opt_ptrs;
   for (const auto& o : opts) opt_ptrs.push_back(o.c_str());
-  const nvrtcResult status = nvrtcCompileProgram(raw, static_cast<int>(opt_ptrs.size()), opt_ptrs.data());
+  const nvrtcResult status = nvrtc.compile_program(raw, static_cast<int>(opt_ptrs.size()), opt_ptrs.data());
 
   CompileResult result;
   result.program_name = program.name();
   result.arch = arch;
   std::size_t log_size = 0;
-  check(nvrtcGetProgramLogSize(raw, &log_size), "nvrtcGetProgramLogSize", program.name());
+  check(nvrtc.get_program_log_size(raw, &log_size), "nvrtcGetProgramLogSize", program.name());
   result.log.resize(log_size);
-  if (log_size > 0) check(nvrtcGetProgramLog(raw, result.log.data()), "nvrtcGetProgramLog", program.name());
+  if (log_size > 0) check(nvrtc.get_program_log(raw, result.log.data()), "nvrtcGetProgramLog", program.name());
   while (!result.log.empty() && (result.log.back() == '\0' || result.log.back() == '\n')) result.log.pop_back();
   if (status != NVRTC_SUCCESS) {
     std::string call = fmt::format("nvrtcCompileProgram({}, options [{}])", program.name(), fmt::join(opts, " "));
@@ -114,20 +115,20 @@ CompileResult compile(const Program& program, const std::string& arch) {
 
   for (const auto& e : program.name_expressions()) {
     const char* lowered = nullptr;
-    check(nvrtcGetLoweredName(raw, e.c_str(), &lowered), "nvrtcGetLoweredName", program.name());
+    check(nvrtc.get_lowered_name(raw, e.c_str(), &lowered), "nvrtcGetLoweredName", program.name());
     result.lowered[e] = lowered;
   }
   std::size_t size = 0;
   if (arch.rfind("sm_", 0) == 0) {
     result.kind = BinaryKind::cubin;
-    check(nvrtcGetCUBINSize(raw, &size), "nvrtcGetCUBINSize", program.name());
+    check(nvrtc.get_cubin_size(raw, &size), "nvrtcGetCUBINSize", program.name());
     result.binary.resize(size);
-    check(nvrtcGetCUBIN(raw, reinterpret_cast<char*>(result.binary.data())), "nvrtcGetCUBIN", program.name());
+    check(nvrtc.get_cubin(raw, reinterpret_cast<char*>(result.binary.data())), "nvrtcGetCUBIN", program.name());
   } else {
     result.kind = BinaryKind::ptx;
-    check(nvrtcGetPTXSize(raw, &size), "nvrtcGetPTXSize", program.name());
+    check(nvrtc.get_ptx_size(raw, &size), "nvrtcGetPTXSize", program.name());
     result.binary.resize(size);
-    check(nvrtcGetPTX(raw, reinterpret_cast<char*>(result.binary.data())), "nvrtcGetPTX", program.name());
+    check(nvrtc.get_ptx(raw, reinterpret_cast<char*>(result.binary.data())), "nvrtcGetPTX", program.name());
   }
   result.compile_ms =
       std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
@@ -137,7 +138,11 @@ CompileResult compile(const Program& program, const std::string& arch) {
 int nvrtc_version() {
   static const int version = [] {
     int major = 0, minor = 0;
-    if (nvrtcVersion(&major, &minor) != NVRTC_SUCCESS) return 0;
+    try {
+      if (detail::nvrtc().version(&major, &minor) != NVRTC_SUCCESS) return 0;
+    } catch (const NvrtcError&) {
+      return 0;  // not installed: compile() says so, naming where it looked
+    }
     return major * 1000 + minor * 10;
   }();
   return version;
@@ -147,9 +152,15 @@ const std::vector<int>& nvrtc_supported_archs() {
   static const std::vector<int> archs = [] {
     int n = 0;
     std::vector<int> v;
-    if (nvrtcGetNumSupportedArchs(&n) != NVRTC_SUCCESS || n <= 0) return v;
+    const detail::NvrtcApi* nvrtc = nullptr;
+    try {
+      nvrtc = &detail::nvrtc();
+    } catch (const NvrtcError&) {
+      return v;  // not installed: arch_for() says so
+    }
+    if (nvrtc->get_num_supported_archs(&n) != NVRTC_SUCCESS || n <= 0) return v;
     v.resize(static_cast<std::size_t>(n));
-    if (nvrtcGetSupportedArchs(v.data()) != NVRTC_SUCCESS) v.clear();
+    if (nvrtc->get_supported_archs(v.data()) != NVRTC_SUCCESS) v.clear();
     std::sort(v.begin(), v.end());
     return v;
   }();
@@ -157,6 +168,7 @@ const std::vector<int>& nvrtc_supported_archs() {
 }
 
 std::string arch_for(int sm) {
+  (void)detail::nvrtc();  // NVRTC not installed: say so, not "no architectures"
   const auto& archs = nvrtc_supported_archs();
   if (archs.empty()) throw std::runtime_error("NVRTC reports no supported architectures");
   if (std::find(archs.begin(), archs.end(), sm) != archs.end()) return fmt::format("sm_{}", sm);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "cublaslt_api.hpp"
 
+#include "../cuda/entry_points.hpp"
 #include "streampipe/cuda/error.hpp"
 
 #include <cuda_runtime_api.h>
@@ -61,16 +62,6 @@ void* open_library(std::string& tried) {
   return nullptr;
 }
 
-template <typename F>
-void resolve(void* library, const char* symbol, F& out, Loaded& loaded) {
-  if (!loaded.failure.empty()) return;
-  out = reinterpret_cast<F>(::dlsym(library, symbol));
-  if (out == nullptr) {
-    loaded.failure = fmt::format("{} has no {}", kLibrary, symbol);
-    loaded.call = fmt::format("dlsym(\"{}\")", symbol);
-  }
-}
-
 Loaded load() {
   Loaded l;
   std::string tried;
@@ -81,25 +72,28 @@ Loaded load() {
     return l;
   }
   LtApi& t = l.table;
-  resolve(library, "cublasLtCreate", t.create, l);
-  resolve(library, "cublasLtDestroy", t.destroy, l);
-  resolve(library, "cublasLtGetStatusName", t.get_status_name, l);
-  resolve(library, "cublasLtGetStatusString", t.get_status_string, l);
-  resolve(library, "cublasLtMatmul", t.matmul, l);
-  resolve(library, "cublasLtMatmulDescCreate", t.matmul_desc_create, l);
-  resolve(library, "cublasLtMatmulDescDestroy", t.matmul_desc_destroy, l);
-  resolve(library, "cublasLtMatmulDescSetAttribute", t.matmul_desc_set_attribute, l);
-  resolve(library, "cublasLtMatrixLayoutCreate", t.matrix_layout_create, l);
-  resolve(library, "cublasLtMatrixLayoutDestroy", t.matrix_layout_destroy, l);
-  resolve(library, "cublasLtMatmulPreferenceCreate", t.matmul_preference_create, l);
-  resolve(library, "cublasLtMatmulPreferenceDestroy", t.matmul_preference_destroy, l);
-  resolve(library, "cublasLtMatmulPreferenceSetAttribute", t.matmul_preference_set_attribute, l);
-  resolve(library, "cublasLtMatmulAlgoGetHeuristic", t.matmul_algo_get_heuristic, l);
-  resolve(library, "cublasLtMatmulAlgoInit", t.matmul_algo_init, l);
-  resolve(library, "cublasLtMatmulAlgoCheck", t.matmul_algo_check, l);
-  resolve(library, "cublasLtMatmulAlgoCapGetAttribute", t.matmul_algo_cap_get_attribute, l);
-  resolve(library, "cublasLtMatmulAlgoConfigGetAttribute", t.matmul_algo_config_get_attribute, l);
-  resolve(library, "cublasLtMatmulAlgoConfigSetAttribute", t.matmul_algo_config_set_attribute, l);
+  ::streampipe::detail::EntryPoints e(library, kLibrary);
+  e.resolve("cublasLtCreate", t.create);
+  e.resolve("cublasLtDestroy", t.destroy);
+  e.resolve("cublasLtGetStatusName", t.get_status_name);
+  e.resolve("cublasLtGetStatusString", t.get_status_string);
+  e.resolve("cublasLtMatmul", t.matmul);
+  e.resolve("cublasLtMatmulDescCreate", t.matmul_desc_create);
+  e.resolve("cublasLtMatmulDescDestroy", t.matmul_desc_destroy);
+  e.resolve("cublasLtMatmulDescSetAttribute", t.matmul_desc_set_attribute);
+  e.resolve("cublasLtMatrixLayoutCreate", t.matrix_layout_create);
+  e.resolve("cublasLtMatrixLayoutDestroy", t.matrix_layout_destroy);
+  e.resolve("cublasLtMatmulPreferenceCreate", t.matmul_preference_create);
+  e.resolve("cublasLtMatmulPreferenceDestroy", t.matmul_preference_destroy);
+  e.resolve("cublasLtMatmulPreferenceSetAttribute", t.matmul_preference_set_attribute);
+  e.resolve("cublasLtMatmulAlgoGetHeuristic", t.matmul_algo_get_heuristic);
+  e.resolve("cublasLtMatmulAlgoInit", t.matmul_algo_init);
+  e.resolve("cublasLtMatmulAlgoCheck", t.matmul_algo_check);
+  e.resolve("cublasLtMatmulAlgoCapGetAttribute", t.matmul_algo_cap_get_attribute);
+  e.resolve("cublasLtMatmulAlgoConfigGetAttribute", t.matmul_algo_config_get_attribute);
+  e.resolve("cublasLtMatmulAlgoConfigSetAttribute", t.matmul_algo_config_set_attribute);
+  l.failure = e.failure();
+  l.call = e.call();
   return l;
 }
 

@@ -67,7 +67,19 @@ struct CompileResult {
 
 [[nodiscard]] CompileResult compile(const Program& program, const std::string& arch);
 
-// NVRTC's version as major*1000 + minor*10 (13.0 -> 13000), like CUDART_VERSION.
+// NVRTC is loaded when first needed, not linked: the copy already in the process (another
+// library's), else libnvrtc.so.<CUDA major> from the folders named here, then the dynamic
+// loader's search path (LD_LIBRARY_PATH, the program's RUNPATH, the system's cache), then
+// $CUDA_HOME/lib64, $CUDA_PATH/lib64 and /usr/local/cuda/lib64. A program that ships NVRTC in
+// a folder of its own (the Python package: NVIDIA's nvidia-cuda-nvrtc wheel) names it before
+// the first compile; once NVRTC is loaded this changes nothing. Where it is not found,
+// compile() throws NvrtcError naming every place tried and how to install it.
+void set_nvrtc_search_dirs(std::vector<std::string> dirs);
+// The NVRTC library file in use, loading it (throws NvrtcError as compile() does).
+[[nodiscard]] std::string nvrtc_library_path();
+
+// NVRTC's version as major*1000 + minor*10 (13.0 -> 13000), like CUDART_VERSION; 0 when
+// NVRTC cannot be loaded.
 [[nodiscard]] int nvrtc_version();
 // The SM numbers NVRTC can target (e.g. 75, 80, ..., 120).
 [[nodiscard]] const std::vector<int>& nvrtc_supported_archs();
