@@ -67,7 +67,7 @@ std::string check_output(const fs::path& output, const std::vector<std::uint8_t>
 }
 
 std::string check_peer_output(const fs::path& output, const std::vector<std::uint8_t>& want, io::ImageFormat format,
-                              int max_levels, tools::gray::LevelDifference& diff) {
+                              const PeerBound& bound, tools::gray::LevelDifference& diff) {
   if (!fs::exists(output)) return fmt::format("{}: missing", output.string());
   const io::Image got = io::read_image(output);
   if (auto why = shape_error(output, got, want.size()); !why.empty()) return why;
@@ -75,8 +75,9 @@ std::string check_peer_output(const fs::path& output, const std::vector<std::uin
   tools::gray::LevelDifference d;
   d.add(got.pixels, want);
   diff.add(d);
-  if (d.max > max_levels)
-    return fmt::format("{}: up to {} levels from the reference (bound {})", output.string(), d.max, max_levels);
+  if (d.max > bound.max_levels || d.mean() > bound.mean_levels)
+    return fmt::format("{}: up to {} levels from the reference, {:.3f} on average (bounds {} and {})", output.string(),
+                       d.max, d.mean(), bound.max_levels, bound.mean_levels);
   return {};
 }
 

@@ -3,7 +3,7 @@
 // What `bench gray` needs around the tool: a scratch folder that is removed afterwards,
 // a parallel loop for generating and checking images, and the checks of one output file
 // against the host reference of its decoded input: the tool's (exact, or within nvJPEG's
-// tolerance) and a peer's (within a bound of levels: its luma rounds differently).
+// tolerance) and a peer's (within its bound: its luma is taken differently).
 
 #include "streampipe/io/image.hpp"
 #include "streampipe/tools/gray_decode.hpp"
@@ -61,9 +61,17 @@ class ScratchDir {
 [[nodiscard]] std::string check_output(const std::filesystem::path& output, const std::vector<std::uint8_t>& want,
                                        io::ImageFormat format, tools::gray::LevelDifference* diff = nullptr);
 
-// The same for a peer's output: 8-bit gray of the right size; for PNG every pixel within
-// `max_levels` of the reference (the difference is added to `diff`), for JPEG PSNR >= 30 dB.
+// How far a peer's gray may lie from the reference, per PNG output: each peer takes its luma
+// its own way (gray_peers.hpp says how and why).
+struct PeerBound {
+  int max_levels = 0;        // on any pixel
+  double mean_levels = 0;    // over the file's pixels
+};
+
+// The same for a peer's output: 8-bit gray of the right size; for PNG within `bound` of the
+// reference (the difference is added to `diff`), for JPEG PSNR >= 30 dB.
 [[nodiscard]] std::string check_peer_output(const std::filesystem::path& output, const std::vector<std::uint8_t>& want,
-                                            io::ImageFormat format, int max_levels, tools::gray::LevelDifference& diff);
+                                            io::ImageFormat format, const PeerBound& bound,
+                                            tools::gray::LevelDifference& diff);
 
 }  // namespace streampipe::bench::gray_bench

@@ -6,21 +6,40 @@
 #include "streampipe/ops/rgb_to_gray.hpp"
 #include "streampipe/report/atomic_file.hpp"
 #include "streampipe/tools/gray_pixels.hpp"
+#include "streampipe/tools/gray_plan.hpp"
 #include "streampipe/tools/gray_synthetic.hpp"
 
 #include <fmt/format.h>
 
+#include <algorithm>
+#include <map>
+#include <stdexcept>
+
 namespace streampipe::bench::gray_bench {
 
+namespace fs = std::filesystem;
 namespace gray = streampipe::tools::gray;
 
-Inputs generate_inputs(const std::filesystem::path& dir, std::uint32_t count, std::uint32_t width,
-                       std::uint32_t height, io::ImageFormat format, int quality, int threads) {
+namespace {
+
+// The reference of one decoded input: its 8-bit RGB's BT.601 luma.
+std::vector<std::uint8_t> reference_of(const io::Image& decoded) {
+  std::vector<std::uint8_t> rgb8(gray::rgb8_bytes(decoded));
+  gray::to_rgb8(decoded, rgb8);
+  std::vector<std::uint8_t> luma(rgb8.size() / 3);
+  ops::rgb_to_gray_host(rgb8, luma);
+  return luma;
+}
+
+}  // namespace
+
+Inputs generate_inputs(const fs::path& dir, std::uint32_t count, std::uint32_t width, std::uint32_t height,
+                       io::ImageFormat format, int quality, int threads) {
   Inputs in;
   in.files.resize(count);
   in.reference.resize(count);
   std::atomic<std::uint64_t> bytes{0};
-  std::filesystem::create_directories(dir);
+  fs::create_directories(dir);
   const bool jpeg = format == io::ImageFormat::jpeg;
   parallel_for(count, threads, [&](std::size_t i) {
     const io::Image rgb = gray::photo_like(width, height, static_cast<std::uint32_t>(i + 1));
@@ -28,13 +47,41 @@ Inputs generate_inputs(const std::filesystem::path& dir, std::uint32_t count, st
     in.files[i] = dir / fmt::format("img-{:04}.{}", i, jpeg ? "jpg" : "png");
     report::write_file_atomically(in.files[i], data);
     bytes += data.size();
-    const io::Image decoded = io::decode_image(data, {}, in.files[i].string());
-    std::vector<std::uint8_t> rgb8(gray::rgb8_bytes(decoded));
-    gray::to_rgb8(decoded, rgb8);
-    in.reference[i].resize(rgb8.size() / 3);
-    ops::rgb_to_gray_host(rgb8, in.reference[i]);
+    in.reference[i] = reference_of(io::decode_image(data, {}, in.files[i].string()));
   });
   in.bytes = bytes.load();
+  in.pixels = std::uint64_t{count} * width * height;
+  return in;
+}
+
+Inputs read_inputs(const fs::path& dir, int threads) {
+  Inputs in;
+  std::map<fs::path, fs::path> by_output;  // the tool names each output by its input's stem
+  for (const auto& entry : fs::directory_iterator(dir)) {
+    if (!entry.is_regular_file() || !gray::has_image_extension(entry.path())) continue;
+    const auto [at, fresh] = by_output.emplace(entry.path().stem(), entry.path());
+    if (!fresh)
+      throw std::invalid_argument(fmt::format("{} and {} would give the same output name", at->second.string(),
+                                              entry.path().string()));
+    in.files.push_back(entry.path());
+  }
+  if (in.files.empty()) throw std::invalid_argument(fmt::format("{} holds no *.png, *.jpg or *.jpeg", dir.string()));
+  std::sort(in.files.begin(), in.files.end());
+  in.reference.resize(in.files.size());
+  std::atomic<std::uint64_t> bytes{0}, pixels{0};
+  parallel_for(in.files.size(), threads, [&](std::size_t i) {
+    io::Image decoded;
+    try {
+      decoded = io::read_image(in.files[i]);
+    } catch (const std::exception& e) {
+      throw std::invalid_argument(fmt::format("{} cannot be decoded: {}", in.files[i].string(), e.what()));
+    }
+    bytes += fs::file_size(in.files[i]);
+    pixels += std::uint64_t{decoded.width} * decoded.height;
+    in.reference[i] = reference_of(decoded);
+  });
+  in.bytes = bytes.load();
+  in.pixels = pixels.load();
   return in;
 }
 

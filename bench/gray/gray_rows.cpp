@@ -94,7 +94,7 @@ std::string CommandRow::check_outputs(const std::vector<bool>& gpu_decoded) {
         plan_.out_dir / fs::path(inputs_.files[i].filename()).replace_extension(gray::output_extension(format_));
     gray::LevelDifference d;
     const std::string why =
-        plan_.peer ? check_peer_output(out, inputs_.reference[i], format_, kPeerMaxLevels, d)
+        plan_.peer ? check_peer_output(out, inputs_.reference[i], format_, plan_.bound, d)
                    : check_output(out, inputs_.reference[i], format_, gpu_decoded.at(i) ? &d : nullptr);
     std::lock_guard lock(m);
     run_diff.add(d);
@@ -127,12 +127,19 @@ Row CommandRow::row(const std::vector<double>& rates, bool verified) const {
     r.fields["bound"] = last_run_.value("bound", nlohmann::json(nullptr));
     r.fields["last_run"] = last_run_;
   }
-  if (diff_.count > 0)
-    r.fields[plan_.peer ? "gray_difference_vs_reference" : "gray_difference_vs_cpu_decode"] = {
-        {"max_levels", diff_.max},
-        {"mean_levels", diff_.mean()},
-        {"pixels", diff_.count},
-        {"bound_max", plan_.peer ? kPeerMaxLevels : gray::LevelDifference::kMaxLevels}};
+  if (plan_.peer) r.fields["library"] = plan_.library;
+  if (diff_.count > 0 && plan_.peer)
+    r.fields["gray_difference_vs_reference"] = {{"max_levels", diff_.max},
+                                                {"mean_levels", diff_.mean()},
+                                                {"pixels", diff_.count},
+                                                {"bound_max", plan_.bound.max_levels},
+                                                {"bound_mean_per_file", plan_.bound.mean_levels},
+                                                {"bound_why", plan_.bound_why}};
+  else if (diff_.count > 0)
+    r.fields["gray_difference_vs_cpu_decode"] = {{"max_levels", diff_.max},
+                                                 {"mean_levels", diff_.mean()},
+                                                 {"pixels", diff_.count},
+                                                 {"bound_max", gray::LevelDifference::kMaxLevels}};
   if (!failure_.empty()) r.fields["failure"] = failure_;
   return r;
 }

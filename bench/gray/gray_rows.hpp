@@ -1,13 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 // One row of `bench gray`: a command a user would type - the tool (with its defaults, or
-// --backend host) or the Pillow peer - run whole and timed from outside, spawn to exit
+// --backend host) or a peer (Pillow, OpenCV, nvImageCodec) - run whole and timed from outside, spawn to exit
 // (harness/command.hpp). Around each run, untimed: its outputs and report are removed
 // before it; after it the exit status is checked, every output is compared with the
 // reference (gray_check.hpp: the tool's exactly, or within nvJPEG's tolerance for files its
-// --json says the GPU decoded; the peer's within kPeerMaxLevels for PNG), and the tool's
+// --json says the GPU decoded; a peer's within its PeerBound for PNG), and the tool's
 // own --json is read back: its conversion window, start-up, bound stage and decoders.
 
+#include "gray/gray_check.hpp"
 #include "gray/gray_inputs.hpp"
 #include "harness/result.hpp"
 
@@ -21,13 +22,12 @@
 
 namespace streampipe::bench::gray_bench {
 
-// Pillow's convert('L') rounds its own fixed-point luma (16-bit weights, not OpenCV's 14):
-// its PNG outputs are held to this many levels from the reference.
-inline constexpr int kPeerMaxLevels = 2;
-
 struct RowPlan {
   std::string name;               // "streampipe gray", "Pillow Pool(16)"
   bool peer = false;              // false: the tool, whose --json is read back
+  std::string library;            // a peer's: "Pillow", "OpenCV", "nvImageCodec"
+  PeerBound bound;                // a peer's PNG outputs against the reference
+  std::string bound_why;          // why its bound is what it is
   std::vector<std::string> argv;  // the whole command; the tool's ends with --json <json>
   std::filesystem::path out_dir;  // where it writes the images (removed before each run)
   std::filesystem::path json;     // the tool's --json (removed before each run)

@@ -14,7 +14,7 @@ std::string seconds(const nlohmann::json& summary, const char* key = "median") {
 }
 
 std::string decoders(const Row& r) {
-  if (r.peer) return "Pillow";
+  if (r.peer) return r.fields.value("library", std::string("?"));
   const auto& d = r.fields.value("decoders", nlohmann::json::object());
   if (d.size() == 1) return d.begin().key() == "gpu" ? "nvJPEG" : d.begin().key();
   std::string out;
@@ -54,7 +54,7 @@ Table gray_table(std::vector<Row> rows, const Yardsticks& at, io::ImageFormat fo
     if (peer > 0) r.fields["speedup_vs_pillow"] = median / peer;
     if (host > 0 && !r.peer) r.fields["speedup_vs_host"] = median / host;
     r.cells = {r.name,
-               r.peer ? "Pillow" : r.fields.value("backend", std::string("?")),
+               r.peer ? r.fields.value("library", std::string("?")) : r.fields.value("backend", std::string("?")),
                decoders(r),
                seconds(wall),
                seconds(wall, "min"),

@@ -31,8 +31,11 @@ contains gray.json '"name": "gray-jpeg"' "gray JPEG table"
 contains gray.json '"startup_ms": {' "gray rows read the tool's start-up back"
 contains gray.json '"command": ' "gray rows name their command"
 contains out.txt "streampipe gray --backend host" "gray host row"
-# The Pillow row runs, or says why not.
-grep -qE '"skipped"|"peer": true' gray.json || { echo "FAIL: no Pillow row and no reason"; failures=$((failures + 1)); }
+# Each peer's row runs, or the table says why not.
+for peer in pillow opencv nvimagecodec; do
+  contains gray.json "\"$peer\": {" "the $peer peer's script or why it was skipped"
+done
+grep -qE '"skipped"|"peer": true' gray.json || { echo "FAIL: no peer row and no reason"; failures=$((failures + 1)); }
 contains gray.json '"verified": true' "gray rows verified"
 if grep -qF '"verified": false' gray.json; then echo "FAIL: a gray output did not verify"; failures=$((failures + 1)); fi
 expect 0 "bench gray, generate only" -- "$cli" bench gray --images 3 --size 32x16 --keep kept --generate-only
@@ -40,6 +43,16 @@ expect 0 "bench gray, generate only" -- "$cli" bench gray --images 3 --size 32x1
 expect 2 "bench gray, --keep not empty" -- "$cli" bench gray --images 3 --size 32x16 --keep kept --generate-only
 contains err.txt "--keep kept" "non-empty --keep named"
 expect 2 "bench gray, --generate-only without --keep" -- "$cli" bench gray --generate-only
+# A folder of images of its own (--inputs), here the three kept above.
+expect 0 "bench gray --inputs" -- "$cli" bench gray --inputs kept --format png --runs 1 --warmup 0 --threads 2 \
+  --json inputs.json
+contains out.txt "3 files from kept" "--inputs table title"
+contains inputs.json '"inputs": "kept"' "--inputs in the envelope"
+if grep -qF '"verified": false' inputs.json; then echo "FAIL: an --inputs output did not verify"; failures=$((failures + 1)); fi
+mkdir -p no-images
+expect 2 "bench gray --inputs, no images there" -- "$cli" bench gray --inputs no-images
+contains err.txt "holds no *.png" "--inputs without images named"
+expect 2 "bench gray --inputs with --keep" -- "$cli" bench gray --inputs kept --keep kept2
 
 # bench serve (serve-bench) on the host backend: the envelope with the keys scripts read
 # (points[].mode, .clients, .throughput_rps.median), the plot and the per-point reports.
