@@ -109,6 +109,7 @@ class PyEngine {
         map_ = MapTarget{base, &results};
       }
       auto last_check = std::chrono::steady_clock::now();
+      engine_->expect(items.size());  // a map's length is known: no slow member holds its end
       for (const auto& [in, in_bytes, out, out_bytes, label, device_memory] : items) {
         try {
           (void)engine_->submit(make_item(in, in_bytes, out, out_bytes, label, device_memory));

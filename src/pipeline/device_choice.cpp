@@ -41,6 +41,18 @@ void DeviceChoice::fail(std::size_t d) noexcept {
 
 void DeviceChoice::lose(std::size_t d) noexcept { devices_[d].state = State::lost; }
 
+double DeviceChoice::horizon_ms(double remaining_batches) const noexcept {
+  double rate = 0;  // batches per ms
+  std::size_t in_flight = 0;
+  for (const Device& s : devices_) {
+    if (s.state != State::ready) continue;
+    in_flight += s.in_flight;
+    if (s.latency_ms > 0) rate += s.slots / s.latency_ms;
+  }
+  if (rate <= 0) return -1;
+  return (static_cast<double>(in_flight) + std::max(0.0, remaining_batches)) / rate;
+}
+
 double DeviceChoice::fastest_measured() const noexcept {
   double fastest = 0;
   for (const Device& s : devices_)

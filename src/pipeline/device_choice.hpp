@@ -1,19 +1,22 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
-// Which device of an engine's set takes the next batch: the one expected to finish it first.
-// A device of `slots` slots whose batches take L ms from taking a slot to giving it back
-// finishes one more batch after L while it has a free slot, and after L + L / slots once
-// full (it frees a slot every L / slots on average). The batch goes to the device with the
-// earliest expected finish; if that device is full the batch waits for it, even while a
-// slower device has room: so a slow device (the CPU beside GPUs) takes only the work it
-// finishes sooner than the fast one would, and never holds the run.
+// Which device of an engine's set takes the next batch. A device of `slots` slots whose
+// batches take L ms from taking a slot to giving it back finishes batches at slots / L; with
+// k batches in flight one more is expected to be done (k + 1) L / slots from now. Among the
+// devices with a free slot the batch goes to the one expected to finish it first, so under
+// backpressure every device works and each takes work in proportion to its speed (a device
+// that finishes early frees a slot early and takes the next batch).
+//
+// What would hold the run: when the run's remaining work is known (a horizon: how long the
+// set needs to finish everything left and in flight), a device whose one batch takes longer
+// than that is left out, so a slow device (the CPU beside GPUs) never ends a run after the
+// fast ones would have finished it.
 //
 // A device joins the set when it has started (a GPU's context, pools and the operation's
 // set-up), may fail to start, and may be lost for good (a sticky error). Its first batch is
 // a warm-up (modules loading, buffers growing) and is not measured. While some device is
 // measured, a device that is not yet takes one batch at a time: a slow newcomer costs one
-// batch, not a slot's worth. Before anything is measured, batches spread over the free
-// slots. Pure: the engine guards it with its lock.
+// batch, not a slot's worth. Pure: the engine guards it with its lock.
 
 #include <cstddef>
 #include <optional>
@@ -35,38 +38,50 @@ class DeviceChoice {
   // Measured milliseconds from taking a slot to giving it back; 0 before any.
   [[nodiscard]] double latency_ms(std::size_t d) const noexcept { return devices_[d].latency_ms; }
 
-  // The ready device expected to finish one more batch first, when it has a free slot
-  // (`has_free_slot(d)`); nullopt when that device is full or none is ready: wait for a
-  // slot to be given back. Among equal finishes the least occupied device (its share of
-  // slots in flight) wins, then the lowest position.
+  // The ready device with a free slot (`has_free_slot(d)`) expected to finish one more
+  // batch first, among those `allowed(d)` admits (an item in GPU memory: the GPUs);
+  // nullopt when none qualifies: wait for a slot to be given back. `remaining_batches`:
+  // batches the run will still submit after this one, when known (it sets the horizon).
+  // Ties go to the lowest position.
+  template <typename HasFreeSlot, typename Allowed>
+  [[nodiscard]] std::optional<std::size_t> choose(HasFreeSlot has_free_slot, Allowed allowed,
+                                                  std::optional<double> remaining_batches = std::nullopt) const {
+    const double fastest = fastest_measured();
+    const double horizon = remaining_batches ? horizon_ms(*remaining_batches) : -1;
+    // Only a device slower than the fastest one allowed is ever left out: the work goes on.
+    double fastest_allowed = 0;
+    for (std::size_t d = 0; d < devices_.size(); ++d) {
+      const Device& s = devices_[d];
+      if (s.state == State::ready && allowed(d) && s.latency_ms > 0 &&
+          (fastest_allowed == 0 || s.latency_ms < fastest_allowed))
+        fastest_allowed = s.latency_ms;
+    }
+    std::optional<std::size_t> best;
+    double best_finish = 0;
+    for (std::size_t d = 0; d < devices_.size(); ++d) {
+      const Device& s = devices_[d];
+      if (s.state != State::ready || !allowed(d) || !has_free_slot(d)) continue;
+      const bool measured = s.latency_ms > 0;
+      if (!measured && fastest > 0 && s.in_flight > 0) continue;  // one batch at a time until measured
+      if (measured && horizon >= 0 && s.latency_ms > horizon && s.latency_ms > fastest_allowed)
+        continue;  // it would hold the run
+      const double latency = measured ? s.latency_ms : (fastest > 0 ? fastest : 1.0);
+      const double finish = static_cast<double>(s.in_flight + 1) * latency / s.slots;
+      if (!best || finish < best_finish) {
+        best = d;
+        best_finish = finish;
+      }
+    }
+    return best;
+  }
   template <typename HasFreeSlot>
   [[nodiscard]] std::optional<std::size_t> choose(HasFreeSlot has_free_slot) const {
     return choose(has_free_slot, [](std::size_t) { return true; });
   }
-  // The same among the devices `allowed(d)` admits (an item in GPU memory: the GPUs).
-  template <typename HasFreeSlot, typename Allowed>
-  [[nodiscard]] std::optional<std::size_t> choose(HasFreeSlot has_free_slot, Allowed allowed) const {
-    const double fastest = fastest_measured();
-    std::optional<std::size_t> best;
-    double best_finish = 0;
-    bool best_free = false;
-    for (std::size_t d = 0; d < devices_.size(); ++d) {
-      const Device& s = devices_[d];
-      if (s.state != State::ready || !allowed(d)) continue;
-      const bool measured = s.latency_ms > 0;
-      if (!measured && fastest > 0 && s.in_flight > 0) continue;  // one batch at a time until measured
-      const bool free = has_free_slot(d);
-      const double finish = expected_finish(s, measured ? s.latency_ms : (fastest > 0 ? fastest : 1.0), free);
-      if (!best || finish < best_finish ||
-          (finish == best_finish && occupancy(s) < occupancy(devices_[*best]))) {
-        best = d;
-        best_finish = finish;
-        best_free = free;
-      }
-    }
-    if (!best || !best_free) return std::nullopt;
-    return best;
-  }
+
+  // How long the set needs to finish what it has in flight and `remaining_batches` more, at
+  // the measured rates of its ready devices (sum of slots / L); -1 before any is measured.
+  [[nodiscard]] double horizon_ms(double remaining_batches) const noexcept;
 
   // A batch was handed to device d.
   void started(std::size_t d) noexcept { ++devices_[d].in_flight; }
@@ -87,13 +102,6 @@ class DeviceChoice {
     std::size_t runs = 0;     // batches that ran on it, the warm-up included
     double latency_ms = 0;    // exponentially weighted: recent batches count most
   };
-  // Full: waits for the next slot, which frees every latency / slots on average.
-  [[nodiscard]] static double expected_finish(const Device& s, double latency_ms, bool free) noexcept {
-    return free ? latency_ms : latency_ms * (1.0 + 1.0 / s.slots);
-  }
-  [[nodiscard]] static double occupancy(const Device& s) noexcept {
-    return static_cast<double>(s.in_flight) / s.slots;
-  }
   [[nodiscard]] double fastest_measured() const noexcept;  // 0: nothing measured
 
   std::vector<Device> devices_;

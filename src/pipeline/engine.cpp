@@ -40,6 +40,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <memory>
 #include <utility>
 
@@ -182,9 +183,19 @@ std::future<ItemResult> Engine::Impl::submit(Item item) {
   return future;
 }
 
+std::optional<double> Engine::Impl::remaining_batches() const {
+  if (expected == 0) return std::nullopt;  // the run's length is not known
+  const double per_batch =
+      batches_taken > 0 ? static_cast<double>(items_taken) / static_cast<double>(batches_taken) : 1.0;
+  const double items_left = expected > items_taken + 1 ? static_cast<double>(expected - items_taken - 1) : 0.0;
+  return items_left / per_batch;
+}
+
 Slot* Engine::Impl::acquire_slot(std::unique_lock<std::mutex>& lock, bool gpu_only) {
   Slot* s = nullptr;
-  slot_freed.wait(lock, [&] { return stop.stopped() || (s = free_slots.take(clock_ms(), gpu_only)) != nullptr; });
+  slot_freed.wait(lock, [&] {
+    return stop.stopped() || (s = free_slots.take(clock_ms(), gpu_only, remaining_batches())) != nullptr;
+  });
   if (s != nullptr) ++batches_taken;
   return s;
 }
@@ -255,6 +266,10 @@ Engine::~Engine() = default;
 std::future<ItemResult> Engine::submit(Item item) { return impl_->submit(std::move(item)); }
 void Engine::flush() { impl_->flush(); }
 RunStats Engine::drain() { return impl_->drain(); }
+void Engine::expect(std::size_t more) {
+  const std::lock_guard lock(impl_->mutex);
+  impl_->expected = std::max(impl_->expected, impl_->items_taken) + more;
+}
 void Engine::cancel() { impl_->cancel(); }
 const EngineOptions& Engine::options() const noexcept { return impl_->options; }
 const DeviceSet& Engine::device_set() const noexcept { return impl_->set; }

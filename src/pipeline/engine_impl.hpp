@@ -71,7 +71,10 @@ struct Engine::Impl {
   detail::BatchFill open_batch{detail::BatchLimits{}};  // what open_slot holds so far
   std::size_t next_index = 0;
   std::size_t outstanding = 0;
-  std::size_t items_taken = 0, batches_taken = 0;  // handed to slots, for the GPU start rule
+  std::size_t items_taken = 0, batches_taken = 0;  // handed to slots
+  // Items the run will have submitted in all, when known (EngineOptions::expected_items,
+  // Engine::expect): the horizon beyond which a slow member would hold the run.
+  std::size_t expected = options.expected_items;
   std::size_t gpus_starting = 0;  // GPUs (or the search for them) not joined or failed yet
   RunStats stats;
   detail::StopState stop;
@@ -109,6 +112,8 @@ struct Engine::Impl {
   // device expected to finish first (`gpu_only`: among the GPUs); nullptr when cancelled or
   // failed meanwhile.
   Slot* acquire_slot(std::unique_lock<std::mutex>& lock, bool gpu_only);
+  // Batches the run will still submit after the one being placed, when its length is known.
+  [[nodiscard]] std::optional<double> remaining_batches() const;  // under mutex
   // Whether the item's memory is on a GPU, so that the CPU's lanes must not take it.
   [[nodiscard]] bool in_gpu_memory(const Item& item) const;
   [[nodiscard]] bool stopped_now() noexcept;

@@ -24,9 +24,9 @@ std::size_t FreeSlots::lose(std::size_t member) noexcept {
   return choice_.alive_count();
 }
 
-Slot* FreeSlots::take(double now_ms, bool gpu_only) {
+Slot* FreeSlots::take(double now_ms, bool gpu_only, std::optional<double> remaining_batches) {
   const auto member = choice_.choose([&](std::size_t d) { return !queues_[d].empty(); },
-                                     [&](std::size_t d) { return !gpu_only || gpu_[d]; });
+                                     [&](std::size_t d) { return !gpu_only || gpu_[d]; }, remaining_batches);
   if (!member) return nullptr;
   Slot* slot = queues_[*member].front();
   queues_[*member].pop_front();

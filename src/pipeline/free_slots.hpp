@@ -8,6 +8,7 @@
 
 #include <cstddef>
 #include <deque>
+#include <optional>
 #include <span>
 #include <vector>
 
@@ -26,8 +27,10 @@ class FreeSlots {
   std::size_t lose(std::size_t member) noexcept;
 
   // A slot of the member expected to finish first, now its own (started at `now_ms`);
-  // nullptr when that member is full or none is ready. `gpu_only`: among the GPUs.
-  [[nodiscard]] Slot* take(double now_ms, bool gpu_only = false);
+  // nullptr when none has room. `gpu_only`: among the GPUs. `remaining_batches`: what the
+  // run will still submit, when known (DeviceChoice::choose).
+  [[nodiscard]] Slot* take(double now_ms, bool gpu_only = false,
+                           std::optional<double> remaining_batches = std::nullopt);
   // A slot taken and never used: first in line again, and not counted as work done.
   void put_back_unused(Slot& slot);
   // A slot whose batch ended at `now_ms`: its time counts toward its member's speed when

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // Which device of a set takes the next batch: an even spread before anything is measured,
-// the device expected to finish first after (waiting for a full fast device rather than
-// handing work to a slow one), devices that join late one batch at a time until measured,
-// never a device that is starting, failed or lost.
+// work in proportion to each device's speed after, a slow device left out only where it
+// would hold the end of a run of known length, devices that join late one batch at a time
+// until measured, never a device that is starting, failed or lost.
 
 #include "device_choice.hpp"
 
@@ -14,6 +14,7 @@ namespace {
 using State = DeviceChoice::State;
 
 const auto every_device_free = [](std::size_t) { return true; };
+const auto every_device_allowed = [](std::size_t) { return true; };
 
 // Runs a warm-up batch and then one of `latency_ms` on device d.
 void measure(DeviceChoice& c, std::size_t d, double latency_ms) {
@@ -54,27 +55,57 @@ TEST(DeviceChoice, TheFirstBatchIsAWarmUpAndLaterOnesAreWeighted) {
   EXPECT_EQ(c.in_flight(0), 0u);
 }
 
-TEST(DeviceChoice, AFullFastDeviceIsWaitedForRatherThanASlowOneTaken) {
+TEST(DeviceChoice, AFasterDeviceTakesMoreWorkInFlight) {
   DeviceChoice c;
-  c.add(2, State::ready);  // fast: 1 ms a batch
-  c.add(8, State::ready);  // slow: 10 ms a batch
+  c.add(1, State::ready);  // 1 ms a batch
+  c.add(1, State::ready);  // 4 ms a batch
   measure(c, 0, 1.0);
-  measure(c, 1, 10.0);
-  const auto fast_full = [](std::size_t d) { return d != 0; };
-  // The fast device frees a slot every 0.5 ms: 1.5 ms to finish there, against 10 ms.
-  EXPECT_FALSE(c.choose(fast_full));
+  measure(c, 1, 4.0);
+  for (int i = 0; i < 3; ++i) c.started(0);
+  // Device 0: (3 + 1) x 1 ms = 4 ms; device 1: (0 + 1) x 4 ms = 4 ms: a tie goes low.
   EXPECT_EQ(c.choose(every_device_free), 0u);
+  c.started(0);
+  EXPECT_EQ(c.choose(every_device_free), 1u);  // 5 ms against 4 ms
 }
 
-TEST(DeviceChoice, ASlowDeviceTakesWhatItFinishesSooner) {
+TEST(DeviceChoice, SlotsShareTheMeasuredTime) {
   DeviceChoice c;
-  c.add(1, State::ready);  // 4 ms a batch, one at a time
-  c.add(4, State::ready);  // 6 ms a batch, four at a time
-  measure(c, 0, 4.0);
-  measure(c, 1, 6.0);
-  // Device 0 full: 8 ms there, 6 ms on device 1.
-  EXPECT_EQ(c.choose([](std::size_t d) { return d == 1; }), 1u);
-  EXPECT_EQ(c.choose(every_device_free), 0u);
+  c.add(8, State::ready);  // 8 at once, 8 ms each: one a millisecond
+  c.add(1, State::ready);  // one at a time, 2 ms each
+  measure(c, 0, 8.0);
+  measure(c, 1, 2.0);
+  EXPECT_EQ(c.choose(every_device_free), 0u);  // 1 ms against 2 ms
+  c.started(0);
+  EXPECT_EQ(c.choose(every_device_free), 0u);  // 2 ms against 2 ms: a tie goes low
+  c.started(0);
+  EXPECT_EQ(c.choose(every_device_free), 1u);  // 3 ms against 2 ms
+}
+
+TEST(DeviceChoice, OnlyDevicesWithAFreeSlotAndAllowedQualify) {
+  DeviceChoice c;
+  for (int d = 0; d < 3; ++d) c.add(2, State::ready);
+  EXPECT_EQ(c.choose([](std::size_t d) { return d == 2; }), 2u);
+  EXPECT_FALSE(c.choose([](std::size_t) { return false; }));
+  EXPECT_EQ(c.choose(every_device_free, [](std::size_t d) { return d != 0; }), 1u);
+}
+
+TEST(DeviceChoice, ASlowDeviceIsLeftOutWhereItWouldHoldTheEndOfTheRun) {
+  DeviceChoice c;
+  c.add(4, State::ready);  // the CPU: 40 ms a batch
+  c.add(4, State::ready);  // a GPU: 1 ms a batch, four at once
+  measure(c, 0, 40.0);
+  measure(c, 1, 1.0);
+  for (int i = 0; i < 4; ++i) c.started(1);
+  const auto cpu_free = [](std::size_t d) { return d == 0; };
+  // The run's length unknown: the CPU takes its share whenever it has room.
+  EXPECT_EQ(c.choose(cpu_free, every_device_allowed), 0u);
+  // 1,000 batches left: the set needs about 1000 / 4.1 ms, the CPU's batch 40: it works.
+  EXPECT_EQ(c.choose(cpu_free, every_device_allowed, 1000.0), 0u);
+  // 20 left: the GPU finishes them in about 6 ms, long before the CPU's one batch.
+  EXPECT_FALSE(c.choose(cpu_free, every_device_allowed, 20.0));
+  // The fastest device allowed is never left out, or nothing would run the rest.
+  EXPECT_EQ(c.choose(cpu_free, [](std::size_t d) { return d == 0; }, 0.0), 0u);
+  EXPECT_NEAR(c.horizon_ms(20.0), (4 + 20) / (4 / 40.0 + 4 / 1.0), 1e-9);
 }
 
 TEST(DeviceChoice, ANewcomerTakesOneBatchAtATimeUntilMeasured) {
@@ -120,7 +151,7 @@ TEST(DeviceChoice, ALostDeviceIsNeverChosenAgain) {
   c.lose(0);
   EXPECT_EQ(c.state(0), State::lost);
   EXPECT_EQ(c.alive_count(), 1u);
-  for (int i = 0; i < 5; ++i) {
+  for (int i = 0; i < 2; ++i) {
     EXPECT_EQ(c.choose(every_device_free), 1u);
     c.started(1);
   }

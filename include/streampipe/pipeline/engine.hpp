@@ -69,7 +69,8 @@ struct EngineOptions {
   // How many items the run will submit, when known (0: not known). With the CPU in the set,
   // the GPUs then start only if the CPU alone would take longer than `gpu_start_ms` to
   // finish them (judged from its first measured batches): a short run ends on the CPU
-  // without paying for a GPU's start and tear-down.
+  // without paying for a GPU's start and tear-down. Near the end of a run of known length a
+  // member too slow to finish one more batch before the others finish the rest takes none.
   std::size_t expected_items = 0;
   double gpu_start_ms = 500;    // what starting a GPU costs the run, for that judgement
 };
@@ -98,6 +99,10 @@ class Engine {
   void flush();      // dispatch a partly filled batch now
   RunStats drain();  // flush and wait until every submitted item has been delivered
   void cancel();     // items not yet on the device are cancelled; later submits too
+  // `more` items are about to be submitted (a map over a list, say): with the run's length
+  // known, a member too slow to finish one more batch before the others finish everything
+  // left takes none, so it never holds the end of the run. Never throws.
+  void expect(std::size_t more);
 
   // Blocks until every GPU of the set has joined it, failed to start or been left out
   // (EngineOptions::expected_items); returns device_report().
