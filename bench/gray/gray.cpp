@@ -6,7 +6,7 @@
 //   streampipe gray DIR -o OUT --force -q --format F [--compression L | --quality Q]   (defaults)
 //   the same with --backend host                         (the tool's own CPU-only run)
 //   the same with --backend gpu, with a GPU              (the GPUs alone, no CPU lanes)
-//   the same with --devices N, when several GPUs are selected
+//   the same with --devices over the first 1, 2, 4, ... GPUs, when several are selected
 //   python3 bench/peers/<peer>_gray.py DIR OUT ...       (the peers, gray_peers.hpp: Pillow and
 //                                                         OpenCV on every core, nvImageCodec on
 //                                                         the GPU; each skipped, with the reason,
@@ -132,9 +132,16 @@ std::vector<RowPlan> plan_rows(const Config& c, const State& state, io::ImageFor
   tool("streampipe gray --backend host", {"--backend", "host"});
   // The GPUs alone, whatever the run's length: what the GPU path does without the CPU's lanes.
   if (have_gpu) tool("streampipe gray --backend gpu", {"--backend", "gpu"});
+  // With several GPUs selected, the defaults over the first 1, 2, 4, ... of them (the row
+  // above spreads over all): whether each GPU more makes the run faster.
   if (have_gpu && state.devices().size() > 1) {
-    const std::string one = std::to_string(state.device());
-    tool("streampipe gray --devices " + one, {"--devices", one});
+    std::string list;
+    for (std::size_t k = 0; k < state.devices().size(); ++k) {
+      list += (k ? "," : "") + std::to_string(state.devices()[k]);
+      const std::size_t count = k + 1;
+      if (count < state.devices().size() && (count & (count - 1)) == 0)
+        tool(fmt::format("streampipe gray --devices {}", list), {"--devices", list});
+    }
   }
   const int processes = c.threads > 0 ? c.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   for (const auto& [peer, missing] : peers)
