@@ -156,8 +156,8 @@ RunSummary convert(std::span<const Job> jobs, const Options& o) {
   const auto first_file_of = [&](std::size_t item) -> std::pair<std::size_t, std::size_t> {
 #if defined(STREAMPIPE_HAVE_NVJPEG)
     if (gpu_stage) {
-      const auto range = gpu_stage->files_of(item);
-      return {range.first, range.count};
+      const auto group = gpu_stage->files_of(item);
+      return {group.first, group.count};
     }
 #endif
     return {item_file.at(item), 1};
