@@ -271,6 +271,7 @@ void Engine::expect(std::size_t more) {
   impl_->expected = std::max(impl_->expected, impl_->items_taken) + more;
 }
 void Engine::cancel() { impl_->cancel(); }
+std::size_t Engine::gpus_ready() const noexcept { return impl_->gpus_ready.load(std::memory_order_relaxed); }
 const EngineOptions& Engine::options() const noexcept { return impl_->options; }
 const DeviceSet& Engine::device_set() const noexcept { return impl_->set; }
 Timeline& Engine::timeline() noexcept { return impl_->timeline; }

@@ -214,6 +214,7 @@ bool Engine::Impl::lose_device(std::size_t member, const std::exception_ptr& err
     std::lock_guard lock(mutex);
     Member& m = *members[member];
     if (m.report.state != DeviceReport::State::lost) {
+      if (m.gpu() && m.report.state == DeviceReport::State::ready) --gpus_ready;
       m.report.state = DeviceReport::State::lost;
       m.report.reason = describe_exception(error);
     }

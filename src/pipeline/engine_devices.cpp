@@ -167,6 +167,7 @@ void Engine::Impl::start_gpu(Member& m, const std::stop_token& stop_token) noexc
       m.report.state = DeviceReport::State::ready;
       m.report.joined_ms = clock_ms();
       free_slots.join(m.position, m.slots);
+      if (m.gpu()) ++gpus_ready;
       if (stop.stopped()) m.staging->stop();
     } else {
       m.report.state = DeviceReport::State::failed;

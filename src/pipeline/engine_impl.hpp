@@ -27,6 +27,7 @@
 #include "streampipe/cuda/pinned_buffer.hpp"
 #include "streampipe/pipeline/host_copy.hpp"
 
+#include <atomic>
 #include <condition_variable>
 #include <deque>
 #include <functional>
@@ -76,6 +77,7 @@ struct Engine::Impl {
   // Engine::expect): the horizon beyond which a slow member would hold the run.
   std::size_t expected = options.expected_items;
   std::size_t gpus_starting = 0;  // GPUs (or the search for them) not joined or failed yet
+  std::atomic<std::size_t> gpus_ready{0};  // real GPUs joined and not lost
   RunStats stats;
   detail::StopState stop;
   // Errors say which member an item ran on when the set may hold more than one.

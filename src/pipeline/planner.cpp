@@ -119,8 +119,9 @@ detail::ConcurrencyPlan probe_concurrency(const Operation& op, int device, std::
     const int streams = std::min(k, cap);
     if (streams < 2 || (!probes.empty() && probes.back().streams >= streams)) break;
     probes.push_back({streams, probe_concurrent_ms(op, device, sample, out_bytes, streams)});
-    // A width that did not run at once rules out the wider ones.
-    if (probes.back().streams * plan.kernel_ms_one / probes.back().ms < 0.75 * probes.back().streams) break;
+    // A width that ran no more at once than the last one rules out the wider ones.
+    const auto at_once = [&](const detail::ConcurrencyProbe& p) { return p.streams * plan.kernel_ms_one / p.ms; };
+    if (probes.size() > 1 && at_once(probes.back()) <= at_once(probes[probes.size() - 2])) break;
   }
   return detail::plan_concurrency(plan.kernel_ms_one, probes, count, cap);
 }

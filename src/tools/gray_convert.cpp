@@ -141,7 +141,9 @@ RunSummary convert(std::span<const Job> jobs, const Options& o) {
   if (gpu_decode || gpu_encode)
     summary.group = o.group > 0 ? static_cast<std::size_t>(o.group) : group_size(jobs.size(), threads, !gpu_encode);
   const std::size_t per_item = summary.group;
-  eo.expected_items = (jobs.size() + per_item - 1) / per_item;
+  // Files go one per item until a GPU has joined (the CPU's lanes gain nothing from groups,
+  // and a short run ends sooner without them): at most one item per file.
+  eo.expected_items = jobs.size();
   if (eo.gpu_start_ms <= 0) eo.gpu_start_ms = gpu_decode || gpu_encode ? kGpuStartWithNvjpegMs : kGpuStartMs;
 
 #if defined(STREAMPIPE_HAVE_NVJPEG)
@@ -190,8 +192,8 @@ RunSummary convert(std::span<const Job> jobs, const Options& o) {
   // loop then submits nothing more. Declared after the engine, so it is gone before it.
   const std::stop_callback cancel_on_stop(o.stop, [&engine] { engine.cancel(); });
   std::size_t items = 0, submitted_files = 0;
-  for (std::size_t first = 0; first < jobs.size() && !o.stop.stop_requested(); first += per_item) {
-    const std::size_t count = std::min(per_item, jobs.size() - first);
+  for (std::size_t first = 0, count = 1; first < jobs.size() && !o.stop.stop_requested(); first += count) {
+    count = engine.gpus_ready() > 0 ? std::min(per_item, jobs.size() - first) : 1;
 #if defined(STREAMPIPE_HAVE_NVJPEG)
     if (gpu_stage) {
       (void)engine.submit(gpu_stage->item(items++, {first, count}, overwrite));

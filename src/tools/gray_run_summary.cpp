@@ -53,7 +53,10 @@ void total_up(RunSummary& summary, const std::vector<pipeline::DeviceReport>& me
       summary.bytes_out += f.bytes_out;
       summary.pixels += static_cast<std::uint64_t>(f.width) * f.height;
       ++per_device[f.device];
-      if (!f.decoder.empty()) decoded_on.insert(f.decoder);
+      // Where the run's decoding went: nvJPEG, or the CPU's lanes' own decodes (a GPU's
+      // fallbacks to the CPU decoder are counted by reason instead).
+      if (f.decoder == "gpu") decoded_on.insert("gpu");
+      else if (f.device == pipeline::kCpuDevice) decoded_on.insert("cpu");
       encoded_on.insert(gpu_encode && f.device >= 0 ? "gpu" : "cpu");
     } else if (f.cancelled) {
       ++summary.cancelled;

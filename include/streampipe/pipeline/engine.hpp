@@ -108,6 +108,8 @@ class Engine {
   // (EngineOptions::expected_items); returns device_report().
   std::vector<DeviceReport> wait_until_started();
 
+  // GPUs of the set ready now (joined, not lost): a producer may shape its items by it.
+  [[nodiscard]] std::size_t gpus_ready() const noexcept;
   [[nodiscard]] const EngineOptions& options() const noexcept;
   [[nodiscard]] const DeviceSet& device_set() const noexcept;  // as resolved when it was made
   [[nodiscard]] Timeline& timeline() noexcept;
