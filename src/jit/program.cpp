@@ -3,6 +3,8 @@
 
 #include "streampipe/jit/errors.hpp"
 
+#include "signal_guard.hpp"
+
 #include <fmt/format.h>
 #include <nvrtc.h>
 
@@ -95,7 +97,11 @@ CompileResult compile(const Program& program, const std::string& arch) {
   for (const auto& o : program.options()) opts.push_back(o);
   std::vector<const char*> opt_ptrs;
   for (const auto& o : opts) opt_ptrs.push_back(o.c_str());
-  const nvrtcResult status = nvrtcCompileProgram(raw, static_cast<int>(opt_ptrs.size()), opt_ptrs.data());
+  nvrtcResult status = NVRTC_SUCCESS;
+  {
+    const detail::CompileSignalGuard signals;  // NVRTC's own handlers, only while it compiles
+    status = nvrtcCompileProgram(raw, static_cast<int>(opt_ptrs.size()), opt_ptrs.data());
+  }
 
   CompileResult result;
   result.program_name = program.name();
