@@ -11,9 +11,19 @@
 
 namespace streampipe::pipeline::detail {
 
+// The bounds of what an engine takes, the CLI's among them (gray --lanes 0-64, --threads
+// 0-1024): lanes per device, slots per lane, items per batch, host workers (0: chosen), and
+// devices in the set.
+inline constexpr int kMaxLanes = 64;
+inline constexpr int kMaxDepth = 4096;
+inline constexpr int kMaxBatchItems = 65536;
+inline constexpr int kMaxHostThreads = 1024;
+inline constexpr int kMaxDevices = 64;
+
 // The options as the engine runs them: graph replay keeps a staging block per slot (its
-// addresses must not move). Throws std::invalid_argument when lanes, depth or batch_items
-// is below 1.
+// addresses must not move). Throws std::invalid_argument naming the option, its value and
+// its range when lanes, depth, batch_items, host_threads or the number of devices is
+// outside the bounds above.
 [[nodiscard]] EngineOptions checked_options(EngineOptions options);
 
 // options.backend, or for automatic the GPU when one is usable, else the host. Throws

@@ -13,6 +13,10 @@ Slot* FreeSlots::take(double now_ms) {
   return slot;
 }
 
+bool FreeSlots::any() const {
+  return choice_.choose([&](std::size_t d) { return !queues_[d].empty(); }).has_value();
+}
+
 void FreeSlots::put_back_unused(Slot& slot) {
   choice_.finished(slot.member, 0, 1, false);
   queues_[slot.member].push_front(&slot);

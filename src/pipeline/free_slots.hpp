@@ -22,6 +22,8 @@ class FreeSlots {
   // A slot of the device expected to finish first among those left with one free, now its
   // own (started at `now_ms`); nullptr when none has one.
   [[nodiscard]] Slot* take(double now_ms);
+  // Whether take() would return a slot now.
+  [[nodiscard]] bool any() const;
   // A slot taken and never used: first in line again, and not counted as work done.
   void put_back_unused(Slot& slot);
   // A slot whose batch ended at `now_ms`: its time counts toward its device's speed when
