@@ -39,8 +39,13 @@ std::string_view describe(Content content) noexcept {
 }
 
 bool may_replace(Content written, Content found) noexcept {
+  const auto text = [](Content c) {
+    return c == Content::empty || c == Content::json || c == Content::svg || c == Content::text;
+  };
+  const auto image = [](Content c) { return c == Content::png || c == Content::jpeg; };
   if (found == Content::empty || found == written) return true;
-  if (written == Content::text) return found == Content::json || found == Content::svg;
+  if (text(written)) return text(found);
+  if (image(written)) return image(found);
   return false;
 }
 

@@ -30,12 +30,14 @@ TEST(FileContent, KnowsTheKinds) {
 TEST(FileContent, AnOutputReplacesOnlyItsOwnKind) {
   EXPECT_TRUE(may_replace(Content::json, Content::json));
   EXPECT_TRUE(may_replace(Content::json, Content::empty));
+  EXPECT_TRUE(may_replace(Content::json, Content::text));  // an earlier report, a placeholder
   EXPECT_FALSE(may_replace(Content::json, Content::png));
-  EXPECT_FALSE(may_replace(Content::json, Content::text));
+  EXPECT_FALSE(may_replace(Content::json, Content::binary));
   EXPECT_FALSE(may_replace(Content::svg, Content::jpeg));
-  EXPECT_TRUE(may_replace(Content::text, Content::text));
-  EXPECT_TRUE(may_replace(Content::text, Content::json));
+  EXPECT_TRUE(may_replace(Content::text, Content::svg));
   EXPECT_FALSE(may_replace(Content::text, Content::binary));
+  EXPECT_TRUE(may_replace(Content::png, Content::jpeg));
+  EXPECT_FALSE(may_replace(Content::png, Content::json));
   EXPECT_EQ(describe(Content::png), "a PNG image");
 }
 
