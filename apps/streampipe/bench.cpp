@@ -43,7 +43,9 @@ void add_parameter(CLI::App& app, const bench::Parameter& p, bench::Value& value
       auto* option = app.add_option("--" + p.name, v, p.help);
       if (p.show_default) option->capture_default_str();
       if constexpr (std::is_same_v<T, std::int64_t> || std::is_same_v<T, std::vector<std::int64_t>>) {
-        if (p.min < p.max)
+        if (p.min < p.max && p.min >= 0)
+          option->transform(whole_number(static_cast<std::uint64_t>(p.min), static_cast<std::uint64_t>(p.max)));
+        else if (p.min < p.max)
           option->check(CLI::Range(static_cast<std::int64_t>(p.min), static_cast<std::int64_t>(p.max)));
       } else if constexpr (std::is_same_v<T, double> || std::is_same_v<T, std::vector<double>>) {
         option->check(finite_number());
@@ -159,9 +161,9 @@ Command add_benchmark(CLI::App& parent, const bench::Benchmark& b, const std::st
   sub->add_option("--json", o->json_path, "also write the results as JSON to FILE ('-': standard output alone)")
       ->check(file_name());
   sub->add_option("--runs", o->runs, "timed runs per row (the median is reported, with min and max)")
-      ->capture_default_str()->check(CLI::Range(1, 1000));
+      ->capture_default_str()->transform(whole_number(1, 1000));
   sub->add_option("--warmup", o->warmup, "untimed runs first (module load, pool growth)")
-      ->capture_default_str()->check(CLI::Range(0, 100));
+      ->capture_default_str()->transform(whole_number(0, 100));
   add_devices_option(*sub, o->devices,
                      "the GPUs: single-GPU rows run on the first; bench streams adds rows that spread the engine "
                      "over 2, 3, ... of them (e.g. --devices 0,1)");

@@ -6,6 +6,7 @@
 #include "commands.hpp"
 #include "info_report.hpp"
 #include "json_text.hpp"
+#include "option_checks.hpp"
 #include "outputs.hpp"
 
 #include "harness/benchmark.hpp"
@@ -35,7 +36,8 @@ Command add_demo(CLI::App& app) {
   auto options = std::make_shared<DemoOptions>();
   sub->add_option("-o,--output-dir,--out", options->out_dir,
                   "the folder the demo writes its outputs into (created if needed)")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(file_name());
   sub->add_flag("--force", options->force, "replace the outputs of an earlier demo in that folder");
   set_example(*sub, "streampipe demo -o demo/");
   return {sub, [options] {

@@ -3,6 +3,7 @@
 
 #include "commands.hpp"
 #include "devices_option.hpp"
+#include "option_checks.hpp"
 #include "ranks.hpp"
 
 #include "streampipe/cuda/device.hpp"
@@ -21,13 +22,14 @@ void add_engine_options(CLI::App& app, EngineFlags& flags, const pipeline::Engin
   add_devices_option(app, flags.devices, spread + "; with --backend host, simulated GPUs (tests without a GPU)");
   const auto shown = [](int value) { return value > 0 ? std::to_string(value) : std::string("chosen"); };
   app.add_option("--lanes", flags.lanes, fmt::format("streams per GPU (default {})", shown(defaults.lanes)))
-      ->check(CLI::Range(0, 128));
+      ->transform(whole_number(0, 64));
   app.add_option("--cpu-lanes", flags.cpu_lanes,
                  fmt::format("the CPU's lanes (default {})", shown(defaults.cpu_lanes > 0 ? defaults.cpu_lanes : 0)))
-      ->check(CLI::Range(0, 1024));
-  app.add_option("--threads", flags.threads, "host worker threads (default: one per core)")->check(CLI::Range(0, 1024));
+      ->transform(whole_number(0, 64));
+  app.add_option("--threads", flags.threads, "host worker threads (default: one per core)")
+      ->transform(whole_number(0, 1024));
   app.add_option("--depth", flags.depth, fmt::format("batches in flight per lane (default {})", shown(defaults.depth)))
-      ->check(CLI::Range(0, 64));
+      ->transform(whole_number(0, 64));
 }
 
 pipeline::EngineOptions engine_options(const EngineFlags& flags, pipeline::EngineOptions base) {

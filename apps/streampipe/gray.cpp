@@ -13,12 +13,14 @@
 #include "gray/gray_report.hpp"
 #include "interrupt.hpp"
 #include "json_text.hpp"
+#include "memory_option.hpp"
 #include "option_checks.hpp"
 #include "outputs.hpp"
 #include "ranks.hpp"
 #include "report_option.hpp"
 
 #include "streampipe/cuda/device.hpp"
+#include "streampipe/io/decode_budget.hpp"
 #include "streampipe/report/host_info.hpp"
 #include "streampipe/tools/gray.hpp"
 #include "streampipe/tools/gray_plan.hpp"
@@ -30,7 +32,10 @@
 #include <cstdio>
 #include <filesystem>
 #include <memory>
+#include <string>
 #include <unistd.h>
+#include <unordered_set>
+#include <vector>
 
 namespace streampipe::cli {
 namespace {
@@ -56,6 +61,7 @@ struct GrayOptions {
   std::string json_path;
   std::string trace_path;
   std::string gantt_path;
+  std::uint64_t max_memory_mib = 0;
 };
 
 // One line on stderr, redrawn at most every 100 ms and at the end.
@@ -66,7 +72,7 @@ class ProgressBar {
     if (!f.ok && !f.cancelled) {  // cancelled ones are counted in the summary, not listed
       ++failed_;
       if (enabled_) std::fputs("\r\033[K", stderr);
-      fmt::print(stderr, "streampipe gray{}: {}\n", rank_, f.error);
+      say_failed(f);
     }
     if (!enabled_) return;
     const auto now = std::chrono::steady_clock::now();
@@ -79,13 +85,26 @@ class ProgressBar {
     if (finished == total_) std::fputs("\n", stderr);
     std::fflush(stderr);
   }
+  // After the run: the files that failed once every one had finished (their outputs could
+  // not be flushed to disk), which no file_done() named. The summary counts every failure
+  // as "named on stderr above": each is.
+  void name_late_failures(const std::vector<gray::FileResult>& files) {
+    for (const auto& f : files)
+      if (!f.ok && !f.cancelled && named_.count(f.input.string()) == 0) say_failed(f);
+  }
 
  private:
+  void say_failed(const gray::FileResult& f) {
+    named_.insert(f.input.string());
+    fmt::print(stderr, "streampipe gray{}: {}\n", rank_, f.error);
+  }
+
   std::size_t total_;
   bool enabled_;
   std::string rank_;  // " (rank N)" under mpirun
   std::size_t failed_ = 0;
   std::chrono::steady_clock::time_point last_{};
+  std::unordered_set<std::string> named_;  // inputs whose failure was printed
 };
 
 int run_gray(const GrayOptions& o, const ReportOptions& report_options) {
@@ -119,6 +138,11 @@ int run_gray(const GrayOptions& o, const ReportOptions& report_options) {
   const Ranks& ranks = Ranks::get();
   go.engine = engine_options(o.engine, gray::engine_defaults());
   const auto t_devices = Clock::now();
+  // The decoded images of all the threads together: half of the memory the run may take
+  // (the rest: staging, the outputs being encoded, the run itself).
+  if (const report::MemoryAvailable memory = memory_budget(o.max_memory_mib); memory.known)
+    go.limits.budget = std::make_shared<io::DecodeBudget>(
+        memory.bytes / 2, fmt::format("half of {}, {}", report::format_bytes(memory.bytes), memory.source));
   for (const auto& [asked, name] : {std::pair{go.decode == gray::Decode::gpu, "--decode gpu"},
                                     std::pair{go.encode == gray::Encode::gpu, "--encode gpu"}})
     if (asked && (go.engine.backend == pipeline::Backend::host || go.engine.simulate_gpus))
@@ -128,16 +152,12 @@ int run_gray(const GrayOptions& o, const ReportOptions& report_options) {
                      "per rank and --json one report of every rank");
   Outputs out(o.force, o.allow_special);
   Outputs::check_dir("-o", o.output_dir);
-  out.claim("--json", o.json_path);
-  out.claim("--trace", o.trace_path);
-  out.claim("--gantt", o.gantt_path);
-  out.claim("--report-json", report_options.json_path);
 
   gray::PlanOptions po;
   po.output_dir = o.output_dir;
   po.format = *format;
   po.recursive = o.recursive;
-  po.force = o.force;
+  po.force = true;  // existing outputs are checked below, after the inputs and the other outputs
   std::vector<fs::path> inputs(o.inputs.begin(), o.inputs.end());
   gray::Plan plan;
   try {
@@ -145,8 +165,19 @@ int run_gray(const GrayOptions& o, const ReportOptions& report_options) {
   } catch (const gray::PlanError& e) {
     throw UsageError(e.what());
   }
-  // Every image against every input and every other output, by what the paths lead to.
+  // Every output against every input and every other output, by what the paths lead to.
   for (const auto& job : plan.jobs) out.input("input", job.input.string());
+  out.claim("--json", o.json_path);
+  out.claim("--trace", o.trace_path);
+  out.claim("--gantt", o.gantt_path);
+  out.claim("--report-json", report_options.json_path);
+  if (!o.force) {
+    try {
+      gray::check_existing_outputs(plan.jobs);
+    } catch (const gray::PlanError& e) {
+      throw UsageError(e.what());
+    }
+  }
   for (const auto& job : plan.jobs) out.claim_regular("-o", job.output.string());
   // Under mpirun each rank converts its shard; none writes before all have checked the
   // outputs, or one rank's new file would read as "exists" to another.
@@ -172,6 +203,7 @@ int run_gray(const GrayOptions& o, const ReportOptions& report_options) {
     return summary;
   }();
   const auto t_done = Clock::now();
+  bar.name_late_failures(s.files);
   bench::GrayCommandTime time;
   time.before_main_ms = command_start().before_ms;
   time.resolution_ms = command_start().resolution_ms;
@@ -263,16 +295,17 @@ Command add_gray(CLI::App& parent) {
   sub->add_option("inputs", o->inputs, "image files and folders")->required()->check(file_name());
   sub->add_option("-o,--output-dir,--output", o->output_dir,
                   "the folder the converted images are written into (created if needed)")
-      ->required();
+      ->required()
+      ->check(file_name());
   sub->add_flag("-r,--recursive", o->recursive, "take images from subfolders of folder inputs too");
   sub->add_option("--format", o->format, "output format: png or jpeg")->capture_default_str();
-  sub->add_option("--quality", o->quality, "JPEG quality, 1-100")->capture_default_str()->check(CLI::Range(1, 100));
+  sub->add_option("--quality", o->quality, "JPEG quality, 1-100")->capture_default_str()->transform(whole_number(1, 100));
   sub->add_option("--compression", o->compression,
                   "PNG compression, 0-9: 0 stores (no filter, no compression); 1 (up filter, run-length zlib) is "
                   "the fastest compression and on photographs about as small as any level; 2 adaptive filters with "
                   "run-length zlib, slower and a little smaller; 3-9 libpng's defaults (zlib's level), which pay on "
                   "drawings and text rather than photos (see docs/image-io.md)")
-      ->capture_default_str()->check(CLI::Range(0, 9));
+      ->capture_default_str()->transform(whole_number(0, 9));
   sub->add_flag("--force", o->force, "replace existing outputs (never the inputs)");
   add_allow_special_outputs(*sub, o->allow_special);
   sub->add_option("--decode", o->decode,
@@ -288,14 +321,16 @@ Command add_gray(CLI::App& parent) {
       ->capture_default_str();
   sub->add_option("--max-pixels", o->max_pixels,
                   "refuse images larger than this many pixels, checked from the header before decoding (0: no limit)")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->transform(whole_number<std::uint64_t>());
   sub->add_option("--group", o->group,
                   "with nvJPEG (GPU decoding or encoding): files per engine item, decoded in one call on the JPEG "
                   "engines; 0: chosen from the number of files, the threads and the output format")
-      ->capture_default_str()->check(CLI::Range(0, 256));
+      ->capture_default_str()->transform(whole_number(0, 256));
   add_engine_options(*sub, o->engine, gray::engine_defaults(),
                      "the GPUs the files are spread over, each file to the device expected to finish it first "
                      "(e.g. --devices 0,2)");
+  add_max_memory_option(*sub, o->max_memory_mib);
   sub->add_flag("-q,--quiet", o->quiet, "no progress bar and no summary (failures are still reported)");
   sub->add_option("--json", o->json_path,
                   "write the summary and every file's result as JSON to FILE ('-': standard output alone)")

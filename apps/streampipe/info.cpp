@@ -24,11 +24,11 @@ Command add_info(CLI::App& app) {
                      "GPUs to describe and measure, each alone and then all copying at once: all, or GPU indices, "
                      "e.g. --devices 0,2; a GPU this machine does not have is refused, with the list of those it has");
   sub->add_option("--size-mib", options->size_mib, "bytes per copy, in MiB")->capture_default_str()
-      ->check(CLI::Range(1, 16384));
+      ->transform(whole_number(1, 16384));
   sub->add_option("--runs", options->runs, "timed runs per figure (the median is reported)")
-      ->capture_default_str()->check(CLI::Range(1, 1000));
+      ->capture_default_str()->transform(whole_number(1, 1000));
   sub->add_option("--warmup", options->warmup, "untimed runs before timing")->capture_default_str()
-      ->check(CLI::Range(0, 100));
+      ->transform(whole_number(0, 100));
   sub->add_flag("--no-measure", options->no_measure, "describe the devices only");
   sub->add_flag("--no-pageable", options->no_pageable, "skip the (slow) pageable measurements");
   auto force = std::make_shared<bool>(false);

@@ -29,7 +29,15 @@ State& state() {
   return *s;
 }
 
-const char* signal_name(int sig) noexcept { return sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : "signal"; }
+const char* signal_name(int sig) noexcept {
+  switch (sig) {
+    case SIGINT: return "SIGINT";
+    case SIGTERM: return "SIGTERM";
+    case SIGHUP: return "SIGHUP";
+    case SIGQUIT: return "SIGQUIT";
+  }
+  return "signal";
+}
 
 void say(const std::string& text) noexcept {
   // Straight to the descriptor: standard error's FILE may be held by a thread printing.
@@ -55,7 +63,7 @@ void say(const std::string& text) noexcept {
     }
     if (graceful) {
       say(fmt::format("\nstreampipe: {}: finishing the work in flight, then stopping ({} again stops at once)\n",
-                      signal_name(sig), sig == SIGINT ? "Ctrl-C" : "the signal"));
+                      signal_name(sig), sig == SIGINT ? "Ctrl-C" : "a signal"));
       s.source.request_stop();  // the command's stop callbacks run here
       continue;
     }
@@ -69,10 +77,12 @@ void say(const std::string& text) noexcept {
 }  // namespace
 
 void install() {
+  // A closed pipe or socket is a write error (EPIPE) that the command reports and stops at,
+  // not a signal that ends the process in the middle of writing its files.
+  std::signal(SIGPIPE, SIG_IGN);
   sigset_t set;
   sigemptyset(&set);
-  sigaddset(&set, SIGINT);
-  sigaddset(&set, SIGTERM);
+  for (const int sig : kSignals) sigaddset(&set, sig);
   if (const int err = ::pthread_sigmask(SIG_BLOCK, &set, nullptr); err != 0)
     throw std::system_error(err, std::generic_category(), "pthread_sigmask");
   (void)state();

@@ -10,6 +10,9 @@
 #include "json_text.hpp"
 #include "life_frames.hpp"
 #include "life_population.hpp"
+#include "life_population_stream.hpp"
+#include "life_memory.hpp"
+#include "memory_option.hpp"
 #include "life_ranks.hpp"
 #include "option_checks.hpp"
 #include "outputs.hpp"
@@ -33,7 +36,6 @@
 #include <chrono>
 #include <cstring>
 #include <cstdio>
-#include <filesystem>
 #include <optional>
 #include <stdexcept>
 #include <sys/ioctl.h>
@@ -43,7 +45,6 @@
 namespace streampipe::cli {
 namespace {
 
-namespace fs = std::filesystem;
 using namespace streampipe::tools::life;
 
 struct LifeOptions {
@@ -69,21 +70,8 @@ struct LifeOptions {
   std::string devices = "all";
   unsigned rows_per_thread = 0;
   std::string json_path;
+  std::uint64_t max_memory_mib = 0;
 };
-
-std::pair<std::uint32_t, std::uint32_t> parse_pair(const std::string& text, char sep, const char* what) {
-  const auto at = text.find(sep);
-  const auto bad = [&] { return UsageError(fmt::format("{} '{}' is not of the form A{}B with whole numbers", what, text, sep)); };
-  if (at == std::string::npos) throw bad();
-  const std::string a = text.substr(0, at), b = text.substr(at + 1);
-  const auto num = [&](const std::string& s) {
-    if (s.empty() || s.size() > 10 || s.find_first_not_of("0123456789") != std::string::npos) throw bad();
-    const unsigned long long v = std::stoull(s);
-    if (v > 0xffffffffull) throw bad();
-    return static_cast<std::uint32_t>(v);
-  };
-  return {num(a), num(b)};
-}
 
 struct Universe {
   Board host;                               // host backend, or the last downloaded state
@@ -166,6 +154,9 @@ int run_life(const LifeOptions& o, const ReportOptions& report_options) {
   }
   // With a pattern the background is empty unless a density was asked for.
   const double density = pattern && !o.density_given ? 0.0 : o.density;
+  check_life_memory({o.size, width, height, share.end - share.begin, use_gpu,
+                     pattern.has_value() || o.snapshot_every > 0 || o.live, o.snapshot_every, o.scale},
+                    o.max_memory_mib);
 
   std::vector<Device> gpus;
   std::vector<int> dealt_to = choice.devices;  // a rank under mpirun: its node-local GPU alone
@@ -177,8 +168,10 @@ int run_life(const LifeOptions& o, const ReportOptions& report_options) {
   // generations, so dealing them out in turn balances the GPUs without measuring them.
   // Seeds and frame names follow a universe's place in the whole job (share.begin + k).
   std::vector<Universe> universes;
+  // Under mpirun rank 0 writes --population from every rank's, gathered; alone it streams.
+  const bool keep_populations = !o.population_path.empty() && ranks.several();
   for (std::size_t i = share.begin; i < share.end; ++i)
-    universes.push_back({Board{}, PopulationLog(!o.population_path.empty()),
+    universes.push_back({Board{}, PopulationLog(keep_populations),
                          dealt_to.empty() ? (ranks.several() ? ranks.info().rank : -1) : dealt_to[i % dealt_to.size()]});
   // --report times one generation of one universe: that needs a stream per universe.
   const bool timed = report_options.wanted();
@@ -194,11 +187,7 @@ int run_life(const LifeOptions& o, const ReportOptions& report_options) {
     const std::uint64_t seed = o.seed + i;
     const bool need_host_board = !use_gpu || pattern.has_value();
     if (need_host_board) {
-      try {
-        u.host = random_board(width, height, density, seed);
-      } catch (const std::invalid_argument& e) {  // a size no board can have (density is checked)
-        throw UsageError(fmt::format("--size {}: {}", o.size, e.what()));
-      }
+      u.host = random_board(width, height, density, seed);  // the size and density are checked
       if (pattern) place(u.host, *pattern, ox, oy);
     }
     if (on_gpus) {
@@ -213,6 +202,13 @@ int run_life(const LifeOptions& o, const ReportOptions& report_options) {
       u.populations.add(u.host.population());
     }
     if (o.snapshot_every > 0) write_snapshot(frames, i, 0, u.host);
+  }
+  std::optional<PopulationStream> population;
+  std::vector<std::uint64_t> generation_row(universes.size());
+  if (!o.population_path.empty() && !ranks.several()) {
+    population.emplace(out, o.population_path, universes.size(), width, height, o.generations);
+    for (std::size_t k = 0; k < universes.size(); ++k) generation_row[k] = universes[k].populations.last();
+    population->row(0, generation_row);
   }
 
   // Generations run in chunks that end where a snapshot or a live frame is due. On the GPU
@@ -252,6 +248,11 @@ int run_life(const LifeOptions& o, const ReportOptions& report_options) {
       auto logs = on_gpus->populations();
       std::vector<std::vector<DeviceUniverse::StepTiming>> timings;
       if (timed) timings = on_gpus->step_timings();
+      if (population)
+        for (std::size_t j = 0; j < n; ++j) {
+          for (std::size_t k = 0; k < universes.size(); ++k) generation_row[k] = logs[k][j];
+          population->row(done + j + 1, generation_row);
+        }
       for (std::size_t k = 0; k < universes.size(); ++k) {
         universes[k].populations.add(logs[k]);
         if (timed)
@@ -269,14 +270,18 @@ int run_life(const LifeOptions& o, const ReportOptions& report_options) {
     } else {
       // Generation by generation over every universe, so that a stop finds them all at one.
       std::uint64_t g = 0;
-      for (; g < n && !stop.stop_requested(); ++g)
-        for (auto& u : universes) {
+      for (; g < n && !stop.stop_requested(); ++g) {
+        for (std::size_t k = 0; k < universes.size(); ++k) {
+          auto& u = universes[k];
           const double begin = timed ? since_t0() : 0.0;
           step_host(u.host, scratch, host_threads);
           std::swap(u.host, scratch);
           u.populations.add(u.host.population());
+          generation_row[k] = u.populations.last();
           if (timed) queries.push_back({begin, begin, begin, since_t0(), {}, {}, {}, 1, 1});
         }
+        if (population) population->row(done + g + 1, generation_row);
+      }
       n = g;
     }
     if (n == 0) break;
@@ -357,25 +362,15 @@ int run_life(const LifeOptions& o, const ReportOptions& report_options) {
     return interrupt::status();
   }
 
-  if (!o.population_path.empty()) {
-    const bool json = fs::path(o.population_path).extension() == ".json";
-    std::string text;
-    if (json) {
-      nlohmann::json j = {{"width", width}, {"height", height}, {"generations", o.generations},
-                          {"populations", nlohmann::json::array()}};
-      for (const auto& u : results) j["populations"].push_back(u.populations.all());
-      text = json_text(j, 1);
-    } else {
-      text = "generation";
-      for (std::size_t i = 0; i < results.size(); ++i) text += fmt::format(",universe{}", i);
-      text += '\n';
-      for (std::uint64_t g = 0; g <= o.generations; ++g) {
-        text += std::to_string(g);
-        for (const auto& u : results) text += fmt::format(",{}", u.populations.all()[g]);
-        text += '\n';
-      }
+  if (population) population->finish();
+  if (!o.population_path.empty() && ranks.several()) {  // rank 0: every rank's, gathered
+    PopulationStream gathered(out, o.population_path, results.size(), width, height, o.generations);
+    generation_row.resize(results.size());
+    for (std::uint64_t g = 0; g <= o.generations; ++g) {
+      for (std::size_t k = 0; k < results.size(); ++k) generation_row[k] = results[k].populations.all()[g];
+      gathered.row(g, generation_row);
     }
-    out.write(o.population_path, text);
+    gathered.finish();
   }
   if (!o.json_path.empty()) {
     nlohmann::json j = {{"tool", "life"},
@@ -430,30 +425,33 @@ Command add_life(CLI::App& parent) {
   auto o = std::make_shared<LifeOptions>();
   sub->add_option("--size", o->size, "board size WxH in cells")->capture_default_str();
   sub->add_option("-g,--generations", o->generations, "generations to run")->capture_default_str()
-      ->check(CLI::Range(std::uint64_t{0}, std::uint64_t{1} << 40));
+      ->transform(whole_number(0, std::uint64_t{1} << 40));
   sub->add_option("-k,--kernel", o->kernel, "GPU kernel: global, shared or bitpacked")->capture_default_str();
   sub->add_option("--backend", o->backend, "auto (GPU if present), gpu, or host")->capture_default_str();
   sub->add_option("-u,--universes", o->universes, "independent universes run at once (seeds seed, seed+1, ...)")
-      ->capture_default_str()->check(CLI::Range(1, 1024));
+      ->capture_default_str()->transform(whole_number(1, 1024));
   auto* density = sub->add_option("--density", o->density, "fraction of live cells in the random fill (0 to 1)")
       ->capture_default_str()->check(finite_number())->check(CLI::Range(0.0, 1.0));
   sub->add_option("--seed", o->seed, "random seed of the first universe (0 or more)")
       ->capture_default_str()
-      ->check(not_negative());
+      ->transform(whole_number<std::uint64_t>());
   sub->add_option("-p,--pattern", o->pattern, "pattern file (.rle or .cells); the background is empty unless --density is given")
-      ->check(CLI::ExistingFile);
+      ->check(file_name());
   sub->add_option("--max-cells", o->max_cells,
                   "refuse patterns whose bounding box has more cells, checked before it is read (0: no limit)")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->transform(whole_number<std::uint64_t>());
   sub->add_option("--offset", o->offset, "X,Y of the pattern's top-left cell (default: centred)");
   sub->add_option("--population", o->population_path,
                   "write the population of every generation: FILE.csv, FILE.json, or - (CSV on standard output "
                   "alone)")
       ->check(file_name());
-  sub->add_option("--snapshot-every", o->snapshot_every, "write a PNG of every universe each K generations (animation frames)");
+  sub->add_option("--snapshot-every", o->snapshot_every, "write a PNG of every universe each K generations (animation frames)")
+      ->transform(whole_number<std::uint64_t>());
   sub->add_option("-o,--output-dir", o->output_dir,
-                  "the folder the PNG frames (life-u<U>-g<GEN>.png) are written into (created if needed)");
-  sub->add_option("--scale", o->scale, "pixels per cell in the PNG frames")->capture_default_str()->check(CLI::Range(1u, 64u));
+                  "the folder the PNG frames (life-u<U>-g<GEN>.png) are written into (created if needed)")
+      ->check(file_name());
+  sub->add_option("--scale", o->scale, "pixels per cell in the PNG frames")->capture_default_str()->transform(whole_number(1, 64));
   sub->add_flag("--force", o->force, "replace existing output files");
   add_allow_special_outputs(*sub, o->allow_special);
   sub->add_flag("--live", o->live, "draw universe 0 on the terminal after every generation");
@@ -468,9 +466,10 @@ Command add_life(CLI::App& parent) {
                      "threads), e.g. --backend host --devices 0,1 -u 4");
   sub->add_option("--rows-per-thread", o->rows_per_thread,
                   "bit-packed kernel: rows each warp writes (1-65536; default 0: sized so every warp fits on the GPU at once)")
-      ->check(CLI::Range(0u, 65536u));
+      ->transform(whole_number(0, 65536));
   sub->add_option("--json", o->json_path, "also write a summary as JSON to FILE ('-': standard output alone)")
       ->check(file_name());
+  add_max_memory_option(*sub, o->max_memory_mib);
   auto report = add_report_options(*sub, "one generation of one universe: its enqueue -> the GPU finished it "
                                            "(compute: its kernel and population count, between two events; no "
                                            "copies), or its step on the host backend");

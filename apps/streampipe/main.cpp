@@ -70,6 +70,19 @@ std::string unknown_command(CLI::App& app) {
                      at == &app ? std::string("streampipe") : "streampipe " + at->get_name(), fmt::join(names, ", "));
 }
 
+// A word that begins with '-' and is no option of the command reached: CLI11 sets it aside,
+// and then reports what is missing ("inputs is required" for `gray -x.png -o out`) instead
+// of the word. Empty when there is none.
+std::string unknown_option(CLI::App& app) {
+  CLI::App* at = &app;
+  for (auto parsed = at->get_subcommands(); !parsed.empty(); parsed = at->get_subcommands()) at = parsed.front();
+  for (const std::string& word : at->remaining())
+    if (word.size() > 1 && word.front() == '-')
+      return fmt::format("'{}' is not an option of {}; a file whose name begins with '-' is given as ./{}", word,
+                         at == &app ? std::string("streampipe") : "streampipe " + at->get_name(), word);
+  return {};
+}
+
 int run(int argc, char** argv) {
   CLI::App app{
       "streampipe: overlap host<->device copies and kernels across CUDA streams, and measure "
@@ -86,6 +99,10 @@ int run(int argc, char** argv) {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& e) {
     if (const std::string unknown = unknown_command(app); !unknown.empty()) {
+      say("streampipe: {}\n", unknown);
+      return 2;
+    }
+    if (const std::string unknown = unknown_option(app); !unknown.empty()) {
       say("streampipe: {}\n", unknown);
       return 2;
     }

@@ -7,6 +7,7 @@
 #include "devices_option.hpp"
 #include "json_text.hpp"
 #include "mandelbrot_ranks.hpp"
+#include "memory_option.hpp"
 #include "option_checks.hpp"
 #include "outputs.hpp"
 #include "ranks.hpp"
@@ -54,6 +55,7 @@ struct MandelbrotOptions {
   bool allow_special = false;
   std::string devices = "all";
   std::string json_path;
+  std::uint64_t max_memory_mib = 0;
 };
 
 std::vector<double> parse_numbers(const std::string& text, std::size_t count, const char* what) {
@@ -137,6 +139,11 @@ int run_mandelbrot(const MandelbrotOptions& o, const ReportOptions& report_optio
 
   const DeviceChoice choice = resolve_gpu_devices(o.backend, o.devices);
   const bool use_gpu = choice.gpu();
+  // On the host, before any of it is allocated: the escape counts (4 bytes a pixel), the
+  // reference they are checked against, and the colour image with its encoding (3 + 3).
+  check_memory(product({p.width, p.height, 4u + (o.verify ? 4u : 0u) + (image_path.empty() ? 0u : 6u)}),
+               o.max_memory_mib, fmt::format("a {}x{} image", p.width, p.height),
+               "try a smaller --size, --no-verify or --no-image");
   const Ranks& ranks = Ranks::get();
   if (ranks.several() && report_options.wanted())
     throw UsageError("--report describes one process: under mpirun, --json reports the whole image and every rank");
@@ -291,8 +298,9 @@ Command add_mandelbrot(CLI::App& parent) {
       "agree exactly; for float the differing pixels are counted (expected on escape boundaries).");
   auto o = std::make_shared<MandelbrotOptions>();
   sub->add_option("-o,--output-dir", o->output_dir, "the folder the image is written into (created if needed)")
-      ->capture_default_str();
-  sub->add_option("--image", o->image, "the PNG's file name in that folder")->capture_default_str();
+      ->capture_default_str()
+      ->check(file_name());
+  sub->add_option("--image", o->image, "the PNG's file name in that folder")->capture_default_str()->check(file_name());
   sub->add_flag("--no-image", o->no_image, "write no image (the figures, --json and --report only)");
   sub->add_option("--size", o->size, "image size WxH in pixels")->capture_default_str();
   sub->add_option("--region", o->region, "x0,x1,y0,y1: real and imaginary ranges");
@@ -301,7 +309,7 @@ Command add_mandelbrot(CLI::App& parent) {
       ->check(finite_number())
       ->check(CLI::PositiveNumber);
   sub->add_option("-i,--iterations", o->iterations, "maximum iterations per pixel")->capture_default_str()
-      ->check(CLI::Range(1u, 100000000u));
+      ->transform(whole_number(1, 100000000));
   sub->add_option("--precision", o->precision, "float or double")->capture_default_str();
   sub->add_option("--backend", o->backend, "auto (GPU if present), gpu, or host")->capture_default_str();
   sub->add_flag("!--no-verify", o->verify, "skip the comparison with the host double reference");
@@ -313,6 +321,7 @@ Command add_mandelbrot(CLI::App& parent) {
                      "it has. With --backend host: simulated devices, one band each, e.g. --backend host --devices 0,1");
   sub->add_option("--json", o->json_path, "also write the figures as JSON to FILE ('-': standard output alone)")
       ->check(file_name());
+  add_max_memory_option(*sub, o->max_memory_mib);
   auto report = add_report_options(*sub, "the whole image, one kernel per device: no H2D; compute between events "
                                            "on one GPU, first launch -> last band's end on several; enqueue -> counts "
                                            "on the host");

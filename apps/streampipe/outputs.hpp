@@ -13,6 +13,12 @@
 //   - an existing symbolic link, device, FIFO or socket is never replaced: refused even with
 //     --force, unless --allow-special-outputs, which writes into the device or FIFO and
 //     through the link to its target (a target that exists needs --force as usual);
+//   - an existing file is replaced by a FILE option's output only when it is of that output's
+//     kind, checked from its first bytes (report/file_content.hpp): a report replaces text,
+//     never an image or binary data, so "--json a.png b.png --force" is refused, not a JSON
+//     written over the image the option took as its value;
+//   - the folder each output goes into (or its nearest existing parent) lets this process
+//     create files, so that a read-only target fails before the work, not after it;
 //   - inputs are regular files (a FIFO or device would block or never end);
 //   - -o DIR is the folder a command writes its outputs into, created when needed.
 // Every refusal is a UsageError (exit 2) naming the option and the path.
@@ -31,6 +37,8 @@
 
 #include <cstdio>
 #include <map>
+#include <memory>
+#include <set>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -41,6 +49,29 @@ namespace streampipe::cli {
 // A write to standard output failed (a full disk, a closed pipe): exit 1, said once.
 struct StdoutError : std::runtime_error {
   using std::runtime_error::runtime_error;
+};
+
+// An output written piece by piece while the work goes on (life's --population, a row per
+// generation), so that its size never builds up in memory: standard output, a device or
+// FIFO allowed by --allow-special-outputs, or a file that appears whole at commit() and,
+// destroyed without it (a failure, an interruption), is not written at all. write() throws
+// StdoutError for standard output (a closed pipe: EPIPE stops the run), std::runtime_error
+// naming the path otherwise.
+class OutputSink {
+ public:
+  OutputSink(OutputSink&&) noexcept;
+  OutputSink& operator=(OutputSink&&) noexcept;
+  ~OutputSink();
+  void write(std::string_view text);
+  void commit();
+
+ private:
+  friend class Outputs;
+  OutputSink() = default;
+  std::string path_;
+  bool to_stdout_ = false;
+  int fd_ = -1;  // a device or FIFO, written into
+  std::unique_ptr<report::AtomicFileWriter> file_;
 };
 
 class Outputs {
@@ -58,7 +89,8 @@ class Outputs {
   // but a link or special file is refused even with --allow-special-outputs, since the file
   // is replaced by a rename.
   void claim_regular(std::string_view option, const std::string& path);
-  // Checks -o DIR (or another folder option): not empty, not "-", not an existing file.
+  // Checks -o DIR (or another folder option): not empty, not "-", not an existing file, and
+  // a folder (or the nearest existing parent) this process may create files in.
   static void check_dir(std::string_view option, const std::string& dir);
   // Claims standard output for something other than a file (life --live draws there).
   void claim_terminal(std::string_view what);
@@ -80,6 +112,8 @@ class Outputs {
   // straight into a device or FIFO allowed by --allow-special-outputs. An empty path writes
   // nothing. Throws std::runtime_error naming the path and the system's reason.
   void write(const std::string& path, std::string_view content) const;
+  // The same, piece by piece (see OutputSink); an empty path is an error.
+  [[nodiscard]] OutputSink open(const std::string& path) const;
 
  private:
   struct Target {
@@ -102,6 +136,7 @@ class Outputs {
   // Who holds each file, by canonical path and by inode: inputs and outputs apart.
   std::map<std::string, Holder> input_paths_, output_paths_;
   std::map<std::pair<dev_t, ino_t>, Holder> input_inodes_, output_inodes_;
+  std::set<std::string> writable_folders_;  // checked once each (gray claims a file per image)
 };
 
 }  // namespace streampipe::cli

@@ -15,6 +15,7 @@
 #include <cuda_runtime_api.h>
 
 #include <exception>
+#include <string>
 
 namespace streampipe::python {
 
@@ -27,10 +28,15 @@ void bind_kernels(nb::module_& m);     // kernels.cpp: SourceModule, Elementwise
 void bind_operations(nb::module_& m);  // operations.cpp: what an engine applies
 void bind_engine(nb::module_& m);      // engine.cpp: the pipeline engine over raw spans
 void bind_images(nb::module_& m);      // images.cpp: PNG/JPEG files
+void bind_files(nb::module_& m);       // files.cpp: text files written atomically
 
 // The Python exception object for a C++ exception (the classes of errors.cpp, ValueError,
 // or the original Python exception when the C++ one carries it). Needs the GIL.
 [[nodiscard]] nb::object to_python_exception(const std::exception_ptr& error);
+
+// `text` when it holds no NUL byte; std::invalid_argument (ValueError) "<what>: embedded
+// null byte" otherwise, as Python's open() says (files.cpp).
+const std::string& without_nul(const std::string& text, const char* what);
 
 // A stream handle given from Python (0 means: the caller gave none; see stream_or_default).
 [[nodiscard]] inline cudaStream_t stream_from_handle(std::uintptr_t handle) noexcept {

@@ -5,6 +5,11 @@
 // cancels, waits until nothing is left running, and raises KeyboardInterrupt.
 //   submit(): one item; `future` is resolved through `resolver(future, result)` under the GIL.
 //   map():    many items submitted and waited for in C++, results returned in order.
+// On the engine's own threads (a callback resolving a future, a Python host function) every
+// call that would wait for the engine raises RuntimeError instead of waiting for itself:
+// close(), drain(), map(), and a submit() that finds no room. After fork() the child's
+// engines have no threads: every call there raises RuntimeError, and the child's exit leaves
+// them alone (their destructors would join threads that do not exist).
 #include "bindings.hpp"
 #include "operations.hpp"
 
@@ -14,7 +19,11 @@
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/tuple.h>
 #include <nanobind/stl/vector.h>
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
+
+#include <pthread.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <condition_variable>
@@ -22,6 +31,8 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <set>
+#include <stdexcept>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -55,25 +66,74 @@ nb::tuple result_tuple(const ItemResult& r) {
   return nb::make_tuple(r.index, r.label, status_name(r.status), r.error, exc, r.lane, r.device, r.batch_size, t);
 }
 
+class PyEngine;
+
+// Every engine of the process, so that a fork() can mark the child's copies. The mutex is
+// held across fork() (pthread_atfork), so the child's copy of the set is consistent.
+struct Engines {
+  std::mutex mutex;
+  std::set<PyEngine*> live;
+};
+Engines& engines() {
+  static auto* e = new Engines;  // never destroyed: a fork may come during exit
+  return *e;
+}
+void mark_forked_engines() noexcept;
+
 class PyEngine {
  public:
   PyEngine(const PyOperation& op, const pipeline::EngineOptions& options, nb::object resolver)
       : resolver_(std::move(resolver)) {
     pipeline::EngineOptions o = options;
     o.on_complete = [this](const ItemResult& r) { on_complete(r); };
-    nb::gil_scoped_release release;
-    engine_.emplace(op.op, std::move(o));
+    {
+      nb::gil_scoped_release release;
+      engine_ = std::make_unique<pipeline::Engine>(op.op, std::move(o));
+    }
+    static const int handlers = ::pthread_atfork([] { engines().mutex.lock(); }, [] { engines().mutex.unlock(); },
+                                                 [] { mark_forked_engines(); });
+    (void)handlers;
+    const std::lock_guard lock(engines().mutex);
+    engines().live.insert(this);
   }
-  ~PyEngine() { close(); }
+  ~PyEngine() {
+    {
+      const std::lock_guard lock(engines().mutex);
+      engines().live.erase(this);
+    }
+    try {
+      close();
+    } catch (...) {
+      // Destroyed on its own thread (the last reference dropped in a callback): its threads
+      // cannot join themselves, so the engine is left to the process's end.
+      (void)engine_.release();
+    }
+  }
   PyEngine(const PyEngine&) = delete;
   PyEngine& operator=(const PyEngine&) = delete;
+
+  // In a child of fork(): nothing of the engine may be touched (its threads, and whoever
+  // held its locks, are not there).
+  void forked() noexcept { forked_ = true; }
 
   void submit(std::uintptr_t in, std::size_t in_bytes, std::uintptr_t out, std::size_t out_bytes,
               std::string label, bool device_memory, nb::object future) {
     require_open();
+    const bool own_thread = engine_->on_own_thread();
     PyObject* fut = future.release().ptr();  // our reference, dropped when resolved
     nb::gil_scoped_release release;
-    std::lock_guard submitting(submit_mutex_);
+    // On the engine's own thread a submit may not wait, not even for another submitter
+    // (which may be waiting for a slot that only this thread can free).
+    std::unique_lock submitting(submit_mutex_, std::defer_lock);
+    if (!own_thread) {
+      submitting.lock();
+    } else if (!submitting.try_lock()) {
+      nb::gil_scoped_acquire gil;
+      Py_DECREF(fut);
+      throw std::logic_error("submit() from the engine's own thread (an on_complete callback or a host function) "
+                             "while another thread submits: it would wait for that thread, which may be waiting "
+                             "for this one");
+    }
     std::size_t index = 0;
     {
       std::lock_guard lk(mutex_);
@@ -96,6 +156,7 @@ class PyEngine {
   // items: [(in, in_bytes, out, out_bytes, label, device_memory)]; returns result tuples in order.
   nb::list map(const std::vector<std::tuple<std::uintptr_t, std::size_t, std::uintptr_t, std::size_t, std::string, bool>>& items) {
     require_open();
+    refuse_on_own_thread("map()");
     std::vector<std::optional<ItemResult>> results(items.size());
     std::size_t base = 0, accepted = 0;
     std::exception_ptr refused;
@@ -149,6 +210,7 @@ class PyEngine {
 
   nb::dict drain() {
     require_open();
+    refuse_on_own_thread("drain()");
     std::size_t target = 0;
     {
       std::lock_guard lk(mutex_);
@@ -186,7 +248,12 @@ class PyEngine {
 
   // Waits for work in flight and stops the engine's threads; later calls raise.
   void close() {
+    if (forked_) {
+      (void)engine_.release();  // the parent's: its threads are not in this process
+      return;
+    }
     if (!engine_) return;
+    refuse_on_own_thread("close()");
     {
       nb::gil_scoped_release release;  // delivery may need the GIL to resolve futures
       engine_.reset();
@@ -247,7 +314,17 @@ class PyEngine {
   }
 
   void require_open() const {
+    if (forked_)
+      throw std::runtime_error("this engine was started in the parent process before fork(): its threads do not "
+                               "exist in this one; make a new Engine here");
     if (!engine_) throw std::invalid_argument("the engine is closed");
+  }
+  // `what` would wait for the engine to deliver, which on its own thread waits for itself.
+  void refuse_on_own_thread(const char* what) const {
+    if (engine_->on_own_thread())
+      throw std::logic_error(fmt::format("{} from the engine's own thread (an on_complete callback or a host "
+                                         "function) would wait for itself; call it once the callback has returned",
+                                         what));
   }
   [[nodiscard]] const pipeline::Engine& opened() const {
     require_open();
@@ -306,7 +383,8 @@ class PyEngine {
   }
 
   nb::object resolver_;
-  std::optional<pipeline::Engine> engine_;
+  std::unique_ptr<pipeline::Engine> engine_;
+  bool forked_ = false;
   std::mutex submit_mutex_;  // submissions in order, so our indices are the engine's
   std::mutex mutex_;
   std::condition_variable delivered_cv_;
@@ -315,6 +393,12 @@ class PyEngine {
   std::unordered_map<std::size_t, PyObject*> futures_;
   std::optional<MapTarget> map_;
 };
+
+void mark_forked_engines() noexcept {
+  // The child's only thread forked while holding the mutex (the prepare handler).
+  for (PyEngine* e : engines().live) e->forked();
+  engines().mutex.unlock();
+}
 
 nb::dict plan(const PyOperation& op, std::uintptr_t sample, std::size_t sample_bytes, std::size_t out_bytes,
               std::size_t count, const pipeline::EngineOptions& base) {

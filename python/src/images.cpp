@@ -41,16 +41,23 @@ nb::ndarray<nb::numpy> to_array(io::Image img) {
 }  // namespace
 
 void bind_images(nb::module_& m) {
-  m.def("imread", [](const std::string& path) {
+  m.def("imread", [](const std::string& path, std::uint64_t max_pixels) {
+    without_nul(path, "path");
+    io::ImageReadOptions options;
+    options.limits.max_pixels = max_pixels;
+    options.limits.raise_hint = "pass a larger max_pixels= to imread (0: no limit)";
     io::Image img;
     {
       nb::gil_scoped_release release;
-      img = io::read_image(path);
+      img = io::read_image(path, options);
     }
     return to_array(std::move(img));
-  }, nb::arg("path"), "A PNG or JPEG file as a uint8/uint16 array (height, width[, channels]).");
+  }, nb::arg("path"), nb::arg("max_pixels") = io::DecodeLimits::kDefaultMaxPixels,
+        "A PNG or JPEG file as a uint8/uint16 array (height, width[, channels]). Images above `max_pixels` "
+        "(checked from the header; 0: no limit) are refused; a FIFO or device is refused by its kind.");
   m.def("imwrite", [](const std::string& path, const ImageArray& array, const std::string& format, int quality,
                       bool overwrite, int compression) {
+    without_nul(path, "path");
     const auto parsed = io::parse_image_format(format);
     if (!parsed) throw std::invalid_argument("format must be png or jpeg, not '" + format + "'");
     io::Image img = to_image(array);
@@ -61,7 +68,7 @@ void bind_images(nb::module_& m) {
   }, nb::arg("path"), nb::arg("array"), nb::arg("format") = "png", nb::arg("quality") = 90,
         nb::arg("overwrite") = true, nb::arg("compression") = 6,
         "Writes the array as PNG (compression 0-9: 1 is streampipe's fast encoder) or JPEG (quality), "
-        "atomically.");
+        "atomically; an existing link, device, FIFO or socket is refused, never replaced.");
 }
 
 }  // namespace streampipe::python

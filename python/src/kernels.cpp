@@ -37,6 +37,12 @@ nb::dict stats_dict(const jit::LoadStats& s) {
   return d;
 }
 
+// A Ctrl-C that came while NVRTC compiled waited for the compile to end (the jit layer
+// blocks it meanwhile, so that NVRTC's own handler cannot end the process): raised now.
+void raise_pending_signals() {
+  if (PyErr_CheckSignals() != 0) throw nb::python_error();
+}
+
 jit::CacheOptions cache_options(bool cache) {
   jit::CacheOptions o;
   o.memory = cache;
@@ -46,10 +52,11 @@ jit::CacheOptions cache_options(bool cache) {
 
 jit::Program make_program(const std::string& name, const std::string& source, const std::vector<std::string>& options,
                           const std::vector<std::string>& include_dirs, const std::vector<std::string>& name_expressions) {
-  jit::Program p(name, source);
-  for (const auto& o : options) p.option(o);
-  for (const auto& d : include_dirs) p.include_dir(d);
-  for (const auto& e : name_expressions) p.name_expression(e);
+  // NVRTC reads each as a C string: a NUL byte would cut it short silently.
+  jit::Program p(without_nul(name, "name"), without_nul(source, "source"));
+  for (const auto& o : options) p.option(without_nul(o, "option"));
+  for (const auto& d : include_dirs) p.include_dir(without_nul(d, "include directory"));
+  for (const auto& e : name_expressions) p.name_expression(without_nul(e, "name expression"));
   return p;
 }
 
@@ -69,8 +76,11 @@ class PySourceModule {
                  int device, bool cache) {
     const jit::Program program = make_program(name, source, options, include_dirs, name_expressions);
     const Device d(device);
-    nb::gil_scoped_release release;
-    module_.emplace(jit::load_module(d, program, cache_options(cache), &stats_));
+    {
+      nb::gil_scoped_release release;
+      module_.emplace(jit::load_module(d, program, cache_options(cache), &stats_));
+    }
+    raise_pending_signals();
   }
   [[nodiscard]] jit::Kernel function(const std::string& name) const { return module_->kernel(name); }
   [[nodiscard]] std::vector<std::string> kernel_names() const { return module_->kernel_names(); }
@@ -111,6 +121,7 @@ nb::dict compile_source(const std::string& source, const std::string& name, cons
     nb::gil_scoped_release release;
     r = jit::compile_cached(program, arch, cache_options(cache), &stats);
   }
+  raise_pending_signals();
   nb::dict d = stats_dict(stats);
   d["arch"] = r.arch;
   d["kind"] = r.kind == jit::BinaryKind::cubin ? "cubin" : "ptx";
@@ -131,6 +142,7 @@ nb::dict prepare_on(const GeneratedKernel& kernel, int device) {
     nb::gil_scoped_release release;
     s = kernel.prepare(d);
   }
+  raise_pending_signals();
   return stats_dict(s);
 }
 

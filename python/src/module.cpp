@@ -21,4 +21,5 @@ NB_MODULE(_core, m) {
   streampipe::python::bind_operations(m);
   streampipe::python::bind_engine(m);
   streampipe::python::bind_images(m);
+  streampipe::python::bind_files(m);
 }

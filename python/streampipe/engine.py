@@ -13,12 +13,16 @@ Inputs may be numpy arrays (staged through the pinned ring), pinned arrays
 host round trip); outputs likewise, allocated like the input when not given. Lanes, depth
 and batching come from the planner unless given. The GIL is released while the engine
 works; Ctrl-C in map() or drain() cancels, waits until nothing is running, and raises
-KeyboardInterrupt."""
+KeyboardInterrupt. An engine's own threads (on_complete, a host function) may submit but
+never wait: close(), drain() or map() there, or a submit() that finds no room, raises
+RuntimeError. Closed means closed: every later call raises ValueError, as a closed file
+does; after fork() the child's copy of a started engine raises RuntimeError."""
 from __future__ import annotations
 
 import asyncio
 import concurrent.futures
 import json
+import os
 from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence
 
@@ -155,6 +159,8 @@ class Engine:
             its future resolved; an exception in it goes to sys.unraisablehook.
     """
 
+    _closed: bool = False  # close() was called: every later use raises
+
     def __init__(self, operation: Operation, *, backend: str = "auto", device: Optional[int] = None,
                  devices: Optional[Sequence[int]] = None, lanes: Optional[int] = None,
                  cpu_lanes: Optional[int] = None, depth: Optional[int] = None, batch_items: Optional[int] = None,
@@ -208,7 +214,12 @@ class Engine:
 
     # ---- the engine itself --------------------------------------------------------------
 
+    def _check_open(self) -> None:
+        if self._closed:
+            raise ValueError("the engine is closed")
+
     def _start(self, sample: Optional[_Prepared], count: int) -> Any:
+        self._check_open()
         if self._core is not None:
             return self._core
         o = self._options
@@ -285,6 +296,7 @@ class Engine:
     def map(self, arrays: Iterable[Any], out: Optional[Sequence[Any]] = None) -> List[Any]:
         """Runs every array through the engine and returns the outputs in order (`out`, when
         given, is filled and returned). Raises the first failed item's exception, naming it."""
+        self._check_open()
         arrays = list(arrays)
         outs = list(out) if out is not None else [None] * len(arrays)
         if len(outs) != len(arrays):
@@ -309,6 +321,7 @@ class Engine:
     def submit(self, array: Any, out: Any = None, label: str = "") -> ItemFuture:
         """Submits one array; blocks while the engine is full (backpressure). The future's
         result is the output array."""
+        self._check_open()
         p = self._prepare(self._submitted, array, out, label)
         engine = self._start(p, 64)
         fut = ItemFuture()
@@ -321,11 +334,13 @@ class Engine:
 
     def drain(self) -> Dict[str, int]:
         """Waits until every submitted item was delivered; the run's counts."""
+        self._check_open()
         if self._core is None:
             return dict(submitted=0, done=0, failed=0, cancelled=0, staging_peak_bytes=0)
         return self._core.drain()
 
     def flush(self) -> None:
+        self._check_open()
         if self._core is not None:
             self._core.flush()
 
@@ -334,15 +349,18 @@ class Engine:
         self._start(None, 0).cancel()
 
     def close(self) -> None:
-        """Waits for work in flight and stops the engine's threads."""
+        """Waits for work in flight and stops the engine's threads; the engine is then closed
+        for good, started or not (a second close() does nothing)."""
         if self._core is not None:
             self._core.close()
+        self._closed = True
 
     def __enter__(self) -> "Engine":
+        self._check_open()
         return self
 
     def __exit__(self, *exc) -> None:
-        if exc[0] is not None and self._core is not None:
+        if exc[0] is not None and self._core is not None and not self._closed:
             self._core.cancel()
         self.close()
 
@@ -366,9 +384,10 @@ class Engine:
 
 
 def _written(path: Optional[str], text: str) -> str:
+    # As the CLI writes its outputs: a temporary file renamed into place (a full disk leaves
+    # the old file, not half a new one), never through a link or into a device or FIFO.
     if path is not None:
-        with open(path, "w") as f:
-            f.write(text)
+        _core.write_text_file(os.fspath(path), text)
     return text
 
 

@@ -3,13 +3,16 @@
 
 #include "image_codecs.hpp"
 
+#include "streampipe/io/decode_budget.hpp"
+#include "streampipe/io/jpeg_header.hpp"
+#include "streampipe/report/read_file.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
 #include <cstring>
-#include <fstream>
 #include <system_error>
 #include <limits>
 
@@ -79,29 +82,77 @@ std::optional<ImageFormat> detect_image_format(std::span<const std::byte> data) 
   return std::nullopt;
 }
 
+std::optional<ImageHeader> read_image_header(std::span<const std::byte> data) noexcept {
+  const auto format = detect_image_format(data);
+  if (!format) return std::nullopt;
+  ImageHeader h;
+  h.format = *format;
+  if (*format == ImageFormat::jpeg) {
+    const auto jpeg = read_jpeg_header(data);
+    if (!jpeg || jpeg->components < 1) return std::nullopt;
+    h.width = jpeg->width;
+    h.height = jpeg->height;
+    h.channels = jpeg->components == 1 ? 1 : 3;  // CMYK/YCCK decode to RGB
+    h.bit_depth = 8;
+    return h;
+  }
+  // Signature, IHDR's length and type, then width, height, bit depth and colour type.
+  if (data.size() < 26 || std::memcmp(data.data() + 12, "IHDR", 4) != 0) return std::nullopt;
+  const auto be32 = [&](std::size_t at) {
+    std::uint32_t v = 0;
+    for (std::size_t i = 0; i < 4; ++i) v = v << 8 | std::to_integer<std::uint32_t>(data[at + i]);
+    return v;
+  };
+  h.width = be32(16);
+  h.height = be32(20);
+  const int depth = std::to_integer<int>(data[24]), colour = std::to_integer<int>(data[25]);
+  h.bit_depth = depth == 16 ? 16 : 8;
+  switch (colour) {
+    case 0: h.channels = 1; break;
+    case 2: case 3: h.channels = 3; break;
+    case 4: h.channels = 2; break;
+    case 6: h.channels = 4; break;
+    default: return std::nullopt;
+  }
+  return h;
+}
+
+void check_image_head(std::span<const std::byte> head, std::uint64_t size, const std::string& source) {
+  if (size == 0) throw ImageError(source, "empty file");
+  if (!detect_image_format(head)) throw ImageError(source, "not a PNG or JPEG file (unrecognized signature)");
+}
+
 Image decode_image(std::span<const std::byte> data, const ImageReadOptions& options,
                    std::string_view source) {
   const std::string name(source);
-  if (data.empty()) throw ImageError(name, "empty file");
+  check_image_head(data, data.size(), name);
   const auto format = detect_image_format(data);
-  if (!format) throw ImageError(name, "not a PNG or JPEG file (unrecognized signature)");
-  return *format == ImageFormat::png ? detail::decode_png(data, options, name)
-                                     : detail::decode_jpeg(data, options, name);
+  // The budget is taken from the header, after the limits it must pass (the decoders check
+  // them again, with the rest of the header).
+  std::shared_ptr<const void> reservation;
+  if (options.limits.budget) {
+    if (const auto h = read_image_header(data); h && h->width > 0 && h->height > 0) {
+      options.limits.check(h->width, h->height, name);
+      reservation = options.limits.budget->reserve(
+          std::uint64_t{h->width} * h->height * static_cast<std::uint64_t>(h->channels) * (h->bit_depth / 8), name);
+    }
+  }
+  Image image = *format == ImageFormat::png ? detail::decode_png(data, options, name)
+                                            : detail::decode_jpeg(data, options, name);
+  image.reservation = std::move(reservation);
+  return image;
 }
 
 Image read_image(const std::filesystem::path& path, const ImageReadOptions& options) {
   const std::string name = path.string();
-  std::error_code ec;
-  if (std::filesystem::is_directory(path, ec)) throw ImageError(name, "is a directory");
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw ImageError(name, fmt::format("cannot open: {}", std::generic_category().message(errno)));
-  in.seekg(0, std::ios::end);
-  const std::streamoff size = in.tellg();
-  if (size < 0) throw ImageError(name, "cannot determine the file size");
-  in.seekg(0, std::ios::beg);
-  std::vector<std::byte> data(static_cast<std::size_t>(size));
-  if (size > 0 && !in.read(reinterpret_cast<char*>(data.data()), size))
-    throw ImageError(name, "read error");
+  std::vector<std::byte> data;
+  try {
+    data = report::read_regular_file(path, [&](std::span<const std::byte> head, std::uint64_t size) {
+      check_image_head(head, size, name);
+    });
+  } catch (const report::ReadFileError& e) {
+    throw ImageError(name, e.reason());
+  }
   return decode_image(data, options, name);
 }
 

@@ -2,21 +2,24 @@
 #include "streampipe/jit/disk_cache.hpp"
 
 #include "streampipe/report/atomic_file.hpp"
+#include "streampipe/report/read_file.hpp"
 #include "streampipe/jit/errors.hpp"
 
 #include "sha256.hpp"
 
 #include <fmt/format.h>
 
+#include <cerrno>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
 #include <chrono>
 #include <map>
 #include <mutex>
 #include <set>
 #include <sstream>
+#include <sys/stat.h>
+#include <unistd.h>
 
 namespace streampipe::jit {
 namespace fs = std::filesystem;
@@ -24,13 +27,45 @@ namespace {
 
 constexpr char magic[8] = {'S', 'P', 'J', 'I', 'T', 'C', '\x01', '\n'};
 
-std::optional<std::string> read_file(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) return std::nullopt;
-  std::ostringstream s;
-  s << in.rdbuf();
-  if (in.bad()) return std::nullopt;
-  return std::move(s).str();
+// Entries are a few megabytes (a cubin, a PTX file): anything far larger is no entry.
+constexpr std::uint64_t kMaxEntryBytes = std::uint64_t{1} << 30;
+
+// A header's text, or nullopt when it is not a regular file that can be read.
+std::optional<std::string> read_header(const fs::path& path) {
+  try {
+    const auto bytes = report::read_regular_file(path);
+    return std::string(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+  } catch (const report::ReadFileError&) {
+    return std::nullopt;
+  }
+}
+
+// Why a cache folder or entry is not to be trusted: anyone who can write it can put another
+// kernel under a valid key (the checksum is recomputable), so, as ssh does for its keys, it
+// must be this user's and writable by nobody else; an entry must be a regular file (not a
+// link, a FIFO or a device). nullopt when it is fine or absent.
+std::optional<std::string> untrusted(const fs::path& path, bool folder) {
+  struct stat st {};
+  if (::lstat(path.c_str(), &st) != 0) return std::nullopt;
+  if (folder ? !S_ISDIR(st.st_mode) : !S_ISREG(st.st_mode))
+    return fmt::format("{}: is {}, not a {}", path.string(), report::describe_file_type(st.st_mode),
+                       folder ? "folder" : "regular file");
+  if (st.st_uid != ::geteuid())
+    return fmt::format("{}: belongs to user {}, not to this user ({})", path.string(), st.st_uid, ::geteuid());
+  if ((st.st_mode & (S_IWGRP | S_IWOTH)) != 0)
+    return fmt::format("{}: is writable by {} (mode {:04o}); chmod {} it", path.string(),
+                       (st.st_mode & S_IWOTH) != 0 ? "others" : "its group", st.st_mode & 07777,
+                       folder ? "700" : "600");
+  return std::nullopt;
+}
+
+// Creates `dir` and its missing parents private to this user (0700), as mkdir -p -m 700.
+void create_private(const fs::path& dir) {
+  std::error_code ec;
+  if (fs::exists(dir, ec) || dir.empty()) return;
+  if (dir.has_parent_path() && dir.parent_path() != dir) create_private(dir.parent_path());
+  if (::mkdir(dir.c_str(), 0700) != 0 && errno != EEXIST)
+    throw std::runtime_error(fmt::format("cannot create {}: {}", dir.string(), std::strerror(errno)));
 }
 
 // The #include targets of a source, in order: (name, angle-bracketed).
@@ -87,7 +122,7 @@ std::optional<DiskHeader> header_on_disk(const fs::path& path) {
       return it->second.header;
   }
   const auto hashed_at = fs::file_time_type::clock::now();
-  auto contents = read_file(path);
+  auto contents = read_header(path);
   if (!contents) return std::nullopt;
   DiskHeader header{detail::to_hex(detail::sha256(*contents)), includes_of(*contents)};
   const std::lock_guard lock(mutex);
@@ -196,6 +231,11 @@ CacheKey cache_key(const Program& program, const std::string& arch) {
           found = true;
           break;
         }
+        // NVRTC would open it as it is: a FIFO blocks the compile until a writer comes, a
+        // device never ends.
+        if (struct stat st {}; ::stat(c.c_str(), &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))
+          throw JitError(fmt::format("{}: #include \"{}\" finds {}, which is {}, not a regular file", program.name(),
+                                     name, c.string(), report::describe_file_type(st.st_mode)));
         auto header = header_on_disk(c);
         if (!header) continue;
         seen.insert(key);
@@ -300,11 +340,27 @@ fs::path DiskCache::entry_path(const CacheKey& key) const { return directory_ / 
 CacheLoad DiskCache::load(const CacheKey& key) const {
   CacheLoad out;
   const fs::path path = entry_path(key);
-  auto bytes = read_file(path);
-  if (!bytes) return out;  // miss
+  struct stat st {};
+  if (::lstat(path.c_str(), &st) != 0) return out;  // miss
+  auto why = untrusted(directory_, true);
+  if (!why) why = untrusted(path, false);
+  if (why) {
+    out.status = CacheLookup::refused;
+    out.detail = *why;
+    return out;
+  }
   try {
-    out.result = decode_entry(*bytes, key);
+    // Its size and magic before the rest is read: a huge file of garbage costs 8 bytes.
+    const auto bytes = report::read_regular_file(path, [](std::span<const std::byte> head, std::uint64_t size) {
+      if (size > kMaxEntryBytes) throw JitError(fmt::format("{} bytes: larger than any entry", size));
+      if (size >= sizeof magic && std::memcmp(head.data(), magic, sizeof magic) != 0)
+        throw JitError("not a streampipe kernel cache entry");
+    });
+    out.result = decode_entry(std::string(reinterpret_cast<const char*>(bytes.data()), bytes.size()), key);
     out.status = CacheLookup::hit;
+  } catch (const report::ReadFileError& e) {
+    out.status = CacheLookup::corrupt;
+    out.detail = e.what();
   } catch (const JitError& e) {
     out.status = CacheLookup::corrupt;
     out.detail = fmt::format("{}: {}", path.string(), e.what());
@@ -314,8 +370,11 @@ CacheLoad DiskCache::load(const CacheKey& key) const {
 
 std::string DiskCache::store(const CacheKey& key, const CompileResult& result) const {
   try {
+    create_private(directory_);
+    if (const auto why = untrusted(directory_, true)) return *why + "; not written";
     const std::string bytes = encode_entry(key, result);
-    report::write_file_atomically(entry_path(key), std::string_view(bytes));
+    report::write_file_atomically(entry_path(key), std::string_view(bytes), report::Overwrite::allow,
+                                  report::Flush::each_file, 0600);
     return {};
   } catch (const std::exception& e) {
     return e.what();

@@ -36,7 +36,7 @@ void warn_once(const std::string& directory, const std::string& message) {
   static std::set<std::string> warned;
   const std::lock_guard lock(mutex);
   if (warned.insert(directory).second)
-    std::fprintf(stderr, "streampipe: kernel cache: %s (continuing without writing the cache)\n", message.c_str());
+    std::fprintf(stderr, "streampipe: kernel cache: %s (continuing without the cache)\n", message.c_str());
 }
 
 std::optional<DiskCache> disk_cache_for(const CacheOptions& options) {
@@ -56,6 +56,10 @@ CompileResult compile_with_disk(const Program& program, const std::string& arch,
       return std::move(*loaded.result);
     }
     if (loaded.status == CacheLookup::corrupt) stats.cache_warning = "rejected " + loaded.detail + "; recompiled";
+    if (loaded.status == CacheLookup::refused) {
+      stats.cache_warning = "not trusted: " + loaded.detail + "; recompiled";
+      warn_once(disk->directory().string(), stats.cache_warning);
+    }
   }
   CompileResult result = compile(program, arch);
   stats.origin = LoadOrigin::compiled;

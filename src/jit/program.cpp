@@ -4,6 +4,8 @@
 #include "nvrtc_api.hpp"
 #include "streampipe/jit/errors.hpp"
 
+#include "signal_guard.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -96,7 +98,11 @@ CompileResult compile(const Program& program, const std::string& arch) {
   for (const auto& o : program.options()) opts.push_back(o);
   std::vector<const char*> opt_ptrs;
   for (const auto& o : opts) opt_ptrs.push_back(o.c_str());
-  const nvrtcResult status = nvrtc.compile_program(raw, static_cast<int>(opt_ptrs.size()), opt_ptrs.data());
+  nvrtcResult status = NVRTC_SUCCESS;
+  {
+    const detail::CompileSignalGuard signals;  // NVRTC's own handlers, only while it compiles
+    status = nvrtc.compile_program(raw, static_cast<int>(opt_ptrs.size()), opt_ptrs.data());
+  }
 
   CompileResult result;
   result.program_name = program.name();

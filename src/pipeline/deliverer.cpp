@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "deliverer.hpp"
 
+#include "engine_thread.hpp"
+
 #include <utility>
 
 namespace streampipe::pipeline::detail {
@@ -43,6 +45,8 @@ std::exception_ptr Deliverer::take_callback_error() {
 
 void Deliverer::hand_over(ItemState& st) noexcept {
   if (on_complete_) {
+    // The callback may not wait on this engine: the item it is given is not handed over yet.
+    const EngineThreadMark mark(this);
     try {
       on_complete_(st.result);
     } catch (...) {

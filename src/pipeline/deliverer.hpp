@@ -8,6 +8,8 @@
 // comes back into deliver() on the same thread; it is then queued for the loop already
 // handing over, instead of waiting for a lock that thread holds. A callback's exception
 // never reaches the thread that delivered: the first one is kept for drain() to rethrow.
+// While a callback runs, its thread is marked as this deliverer's (engine_thread.hpp): the
+// engine then refuses the waits that would wait for that thread.
 
 #include "reorder_buffer.hpp"
 #include "slot.hpp"

@@ -34,6 +34,7 @@
 // than leave an item that nobody will deliver.
 
 #include "engine_impl.hpp"
+#include "engine_thread.hpp"
 
 #include "streampipe/cuda/device.hpp"
 #include "streampipe/cuda/pinned_buffer.hpp"
@@ -42,6 +43,7 @@
 
 #include <algorithm>
 #include <memory>
+#include <stdexcept>
 #include <utility>
 
 namespace streampipe::pipeline {
@@ -116,6 +118,22 @@ bool Engine::Impl::in_gpu_memory(const Item& item) const {
 std::future<ItemResult> Engine::Impl::submit(Item item) {
   const bool gpu_only = in_gpu_memory(item);
   std::unique_lock lock(mutex);
+  // On the engine's own thread (a callback, a host form) a wait for a slot would wait for
+  // itself: the item goes in without releasing the lock, or is refused.
+  while (detail::on_engine_thread(&delivery) && !stop.stopped()) {
+    const std::size_t bytes = item.in.size();
+    if (open_slot != nullptr && detail::batchable(open_batch.limits(), bytes, item.produce != nullptr) &&
+        open_batch.fits(bytes) && !(gpu_only && open_slot->host_form))
+      break;
+    if (open_slot == nullptr && free_slots.any(gpu_only, remaining_batches())) break;
+    if (open_slot == nullptr)
+      throw std::logic_error("submit() from an engine's own thread (an on_complete callback or a host function) "
+                             "while every slot is taken: it would wait for a slot only this thread can free");
+    Slot* full = std::exchange(open_slot, nullptr);
+    lock.unlock();
+    dispatch(*full);
+    lock.lock();
+  }
   const std::size_t index = next_index;
   // What may refuse the item (its shape, the operation's output_bytes, memory) runs before
   // it is counted; after that, adding it to a slot never allocates (Slot reserves).
@@ -238,6 +256,9 @@ void Engine::Impl::set_fatal(const std::string& what) {
 }
 
 RunStats Engine::Impl::drain() {
+  if (detail::on_engine_thread(&delivery))
+    throw std::logic_error("drain() from an engine's own thread (an on_complete callback or a host function) would "
+                           "wait for itself");
   flush();
   std::unique_lock lock(mutex);
   drained.wait(lock, [&] { return outstanding == 0; });

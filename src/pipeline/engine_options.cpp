@@ -12,10 +12,18 @@
 namespace streampipe::pipeline::detail {
 
 EngineOptions checked_options(EngineOptions options) {
-  if (options.lanes < 1) throw std::invalid_argument("EngineOptions::lanes must be at least 1");
-  if (options.cpu_lanes < 0) throw std::invalid_argument("EngineOptions::cpu_lanes must not be negative");
-  if (options.depth < 1) throw std::invalid_argument("EngineOptions::depth must be at least 1");
-  if (options.batch_items < 1) throw std::invalid_argument("EngineOptions::batch_items must be at least 1");
+  // Each lane is a stream (or a thread) with a completion thread, each slot holds memory:
+  // beyond these an engine cannot start (threads, memory), it only takes the process down.
+  const auto within = [](const char* name, long long value, long long low, long long high) {
+    if (value < low || value > high)
+      throw std::invalid_argument(fmt::format("EngineOptions::{} {} is not in {}-{}", name, value, low, high));
+  };
+  within("lanes", options.lanes, 1, kMaxLanes);
+  within("cpu_lanes", options.cpu_lanes, 0, kMaxLanes);
+  within("depth", options.depth, 1, kMaxDepth);
+  within("batch_items", options.batch_items, 1, kMaxBatchItems);
+  within("host_threads", options.host_threads, 0, kMaxHostThreads);
+  within("devices (how many)", static_cast<long long>(options.devices.size()), 0, kMaxDevices);
   if (options.gpu_start_ms < 0) throw std::invalid_argument("EngineOptions::gpu_start_ms must not be negative");
   // Graph replay needs a slot's staging at the same address every time: one block per slot.
   if (options.use_graphs) options.staging_bytes = 0;

@@ -11,9 +11,19 @@
 
 namespace streampipe::pipeline::detail {
 
+// The bounds of what an engine takes, the CLI's among them (--lanes, --threads): lanes per
+// device (a GPU runs at most 128 grids at once, the planner's widest), slots per lane, items
+// per batch, host workers (0: chosen), and devices in the set.
+inline constexpr int kMaxLanes = 128;
+inline constexpr int kMaxDepth = 4096;
+inline constexpr int kMaxBatchItems = 65536;
+inline constexpr int kMaxHostThreads = 1024;
+inline constexpr int kMaxDevices = 64;
+
 // The options as the engine runs them: graph replay keeps a staging block per slot (its
-// addresses must not move). Throws std::invalid_argument when lanes, cpu_lanes, depth or
-// batch_items is out of range, or gpu_start_ms is negative.
+// addresses must not move). Throws std::invalid_argument naming the option, its value and
+// its range when lanes, cpu_lanes, depth, batch_items, host_threads or the number of devices
+// is outside the bounds above, or gpu_start_ms is negative.
 [[nodiscard]] EngineOptions checked_options(EngineOptions options);
 
 // options.host_threads, or when 0 or less one per core, within [2, 32].

@@ -35,6 +35,13 @@ Slot* FreeSlots::take(double now_ms, bool gpu_only, std::optional<double> remain
   return slot;
 }
 
+bool FreeSlots::any(bool gpu_only, std::optional<double> remaining_batches) const {
+  return choice_
+      .choose([&](std::size_t d) { return !queues_[d].empty(); },
+              [&](std::size_t d) { return !gpu_only || gpu_[d]; }, remaining_batches)
+      .has_value();
+}
+
 void FreeSlots::put_back_unused(Slot& slot) {
   choice_.finished(slot.member, 0, false);
   queues_[slot.member].push_front(&slot);

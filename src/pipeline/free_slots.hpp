@@ -31,6 +31,8 @@ class FreeSlots {
   // run will still submit, when known (DeviceChoice::choose).
   [[nodiscard]] Slot* take(double now_ms, bool gpu_only = false,
                            std::optional<double> remaining_batches = std::nullopt);
+  // Whether take() with the same arguments would return a slot now.
+  [[nodiscard]] bool any(bool gpu_only = false, std::optional<double> remaining_batches = std::nullopt) const;
   // A slot taken and never used: first in line again, and not counted as work done.
   void put_back_unused(Slot& slot);
   // A slot whose batch ended at `now_ms`: its time counts toward its member's speed when

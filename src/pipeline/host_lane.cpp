@@ -2,13 +2,17 @@
 // A lane on the host backend: a thread that performs the slot's copies with memcpy and runs
 // the operation's host form. Slots complete in the order they were enqueued, as on a stream.
 
+#include "engine_thread.hpp"
 #include "lane_executor.hpp"
+
+#include <fmt/format.h>
 
 #include <condition_variable>
 #include <cstring>
 #include <deque>
 #include <mutex>
 #include <stdexcept>
+#include <system_error>
 #include <thread>
 #include <vector>
 
@@ -17,11 +21,17 @@ namespace {
 
 class HostLane final : public LaneExecutor {
  public:
+  // Throws std::system_error naming the lane when its thread cannot start (a process limit).
   explicit HostLane(const LaneConfig& config)
       : config_(config),
         done_(static_cast<std::size_t>(config.slots), 0),
-        inputs_done_(static_cast<std::size_t>(config.slots), 0),
-        thread_([this] { loop(); }) {}
+        inputs_done_(static_cast<std::size_t>(config.slots), 0) {
+    try {
+      thread_ = std::thread([this] { loop(); });
+    } catch (const std::system_error& e) {
+      throw std::system_error(e.code(), fmt::format("cannot start the thread of host lane {}", config.lane));
+    }
+  }
 
   ~HostLane() override {
     {
@@ -100,6 +110,8 @@ class HostLane final : public LaneExecutor {
                       config_.lane, config_.device, std::nullopt, w.indices, config_.member_lane,
                       device_state_of(config_));
     try {
+      // The host form may not wait on its engine: this lane's slot is not done.
+      const EngineThreadMark mark(nullptr);
       w.op->host(batch);
     } catch (...) {
       w.error = std::current_exception();

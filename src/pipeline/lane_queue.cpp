@@ -1,12 +1,19 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "lane_queue.hpp"
 
+#include <system_error>
 #include <utility>
 
 namespace streampipe::pipeline::detail {
 
 LaneQueue::LaneQueue(std::unique_ptr<LaneExecutor> executor, Complete complete)
-    : executor_(std::move(executor)), complete_(std::move(complete)), completion_([this] { loop(); }) {}
+    : executor_(std::move(executor)), complete_(std::move(complete)) {
+  try {
+    completion_ = std::thread([this] { loop(); });
+  } catch (const std::system_error& e) {
+    throw std::system_error(e.code(), "cannot start a lane's completion thread");
+  }
+}
 
 LaneQueue::~LaneQueue() { stop(); }
 

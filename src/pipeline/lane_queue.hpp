@@ -18,7 +18,8 @@ class LaneQueue {
  public:
   using Complete = std::function<void(Slot&, LaneExecutor&)>;
 
-  // Starts the completion thread. Throws std::system_error when it cannot.
+  // Starts the completion thread. Throws std::system_error saying so when it cannot (a
+  // process limit); the executor is then destroyed.
   LaneQueue(std::unique_ptr<LaneExecutor> executor, Complete complete);
   ~LaneQueue();  // stop(), then the executor goes
   LaneQueue(const LaneQueue&) = delete;

@@ -13,6 +13,9 @@ namespace streampipe::pipeline::detail {
 
 class WorkerPool {
  public:
+  // Starts `threads` threads. When one cannot start (a process limit: ulimit -u, a
+  // container's pids limit) those started are joined and std::system_error names the count
+  // reached ("cannot start host worker thread 38 of 48").
   explicit WorkerPool(int threads);
   ~WorkerPool();  // runs the tasks already posted, then joins
   WorkerPool(const WorkerPool&) = delete;

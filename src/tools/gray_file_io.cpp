@@ -1,49 +1,24 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "gray_file_io.hpp"
 
+#include "streampipe/report/read_file.hpp"
+
 #include <fmt/format.h>
 
 #include <cerrno>
 #include <chrono>
 #include <cstring>
 #include <exception>
-#include <fcntl.h>
 #include <stdexcept>
-#include <sys/stat.h>
-#include <unistd.h>
 
 namespace streampipe::tools::gray::detail {
 
 std::vector<std::byte> read_whole_file(const std::filesystem::path& path) {
-  const auto fail = [&](const char* what, int err) {
-    return std::runtime_error(fmt::format("{}: {}: {}", path.string(), what, std::strerror(err)));
-  };
-  // Opened without blocking and checked to be a regular file first.
-  const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
-  if (fd < 0) throw fail("cannot open", errno);
-  struct FdCloser {
-    int fd;
-    ~FdCloser() { ::close(fd); }
-  } closer{fd};
-  struct stat st {};
-  if (::fstat(fd, &st) != 0) throw fail("cannot examine", errno);
-  if (!S_ISREG(st.st_mode)) {
-    const char* kind = S_ISDIR(st.st_mode) ? "folder" : S_ISFIFO(st.st_mode) ? "FIFO" : "device or socket";
-    throw std::runtime_error(
-        fmt::format("{}: not a regular file (a {}); cannot read it as an image", path.string(), kind));
-  }
-  std::vector<std::byte> data(static_cast<std::size_t>(st.st_size));
-  std::size_t done = 0;
-  while (done < data.size()) {
-    const ssize_t n = ::read(fd, data.data() + done, data.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) throw fail("cannot read", errno);
-    if (n == 0)
-      throw std::runtime_error(
-          fmt::format("{}: read {} of {} bytes (the file shrank)", path.string(), done, data.size()));
-    done += static_cast<std::size_t>(n);
-  }
-  return data;
+  const std::string name = path.string();
+  // Its kind first (a FIFO or device is refused, never read), then its first bytes: a file
+  // that is no image costs those, not its whole size.
+  return report::read_regular_file(
+      path, [&](std::span<const std::byte> head, std::uint64_t size) { io::check_image_head(head, size, name); });
 }
 
 io::Image read_and_decode(FileResult& file, const Options& options) {

@@ -17,8 +17,10 @@
 
 namespace streampipe::tools::gray::detail {
 
-// The whole regular file; std::runtime_error naming it with the system's reason otherwise
-// (a FIFO or a device is refused rather than read: it could block or never end).
+// The whole regular file (report::read_regular_file); ReadFileError naming it with its kind
+// or the system's reason otherwise (a FIFO or a device is refused rather than read: it could
+// block or never end), ImageError when its first bytes are no PNG or JPEG (the rest is not
+// read then).
 [[nodiscard]] std::vector<std::byte> read_whole_file(const std::filesystem::path& path);
 
 // `file`'s input read and decoded on this thread (libpng / libjpeg-turbo, Options::limits

@@ -3,11 +3,14 @@
 
 #include "streampipe/tools/gray_plan.hpp"
 
+#include "streampipe/report/read_file.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <cctype>
 #include <map>
+#include <optional>
 #include <system_error>
 
 namespace streampipe::tools::gray {
@@ -70,7 +73,65 @@ void add_folder(const fs::path& folder, const PlanOptions& o, const fs::path& ou
   }
 }
 
+// Whether `a` is `b` or lies inside it (both as identity() gives them).
+bool inside(const fs::path& a, const fs::path& b) {
+  auto ai = a.begin();
+  for (auto bi = b.begin(); bi != b.end(); ++bi, ++ai)
+    if (ai == a.end() || *ai != *bi) return false;
+  return true;
+}
+
+// What gray writes: an 8-bit, one-channel PNG or JPEG. Anything else in the output folder is
+// not an earlier result of gray.
+std::optional<std::string> not_a_gray_output(const fs::path& file) {
+  const auto head = report::read_file_head(file, std::size_t{1} << 18);
+  if (!head) return "cannot be read as an image";
+  const auto h = io::read_image_header(*head);
+  if (!h) return "not a PNG or JPEG image";
+  if (h->channels == 1 && h->bit_depth == 8) return std::nullopt;
+  static constexpr const char* layouts[] = {"", "gray", "gray+alpha", "RGB", "RGBA"};
+  return fmt::format("a {}-bit {} image", h->bit_depth, layouts[h->channels]);
+}
+
+// With -r, an output folder inside a scanned folder is left out of the scan: its images are
+// not inputs. That must not make them outputs to replace: an existing file there is
+// replaced (with --force) only when it is one gray writes, never an original image that
+// happened to be in that folder.
+void check_outputs_inside_scanned_tree(std::span<const fs::path> inputs, const PlanOptions& o,
+                                       const fs::path& out_identity, const std::vector<Job>& jobs) {
+  if (!o.recursive) return;
+  const fs::path* tree = nullptr;
+  for (const auto& in : inputs) {
+    std::error_code ec;
+    if (fs::is_directory(in, ec) && inside(out_identity, identity(in))) tree = &in;
+  }
+  if (tree == nullptr) return;
+  for (const auto& j : jobs) {
+    std::error_code ec;
+    if (!fs::exists(fs::symlink_status(j.output, ec))) continue;
+    if (const auto why = not_a_gray_output(j.output))
+      throw PlanError(fmt::format(
+          "{}: exists in the output folder {}, which lies inside {} (scanned by -r), and is {}, not an earlier gray "
+          "output: it would be replaced, --force or not; choose an output folder outside {}",
+          j.output.string(), o.output_dir.string(), tree->string(), *why, tree->string()));
+  }
+}
+
 }  // namespace
+
+void check_existing_outputs(std::span<const Job> jobs) {
+  std::vector<const Job*> existing;
+  for (const auto& j : jobs) {
+    std::error_code ec;
+    if (fs::exists(fs::symlink_status(j.output, ec))) existing.push_back(&j);
+  }
+  if (existing.empty()) return;
+  std::string list;
+  for (std::size_t i = 0; i < std::min<std::size_t>(existing.size(), 3); ++i)
+    list += fmt::format("{}{}", i ? ", " : "", existing[i]->output.string());
+  if (existing.size() > 3) list += fmt::format(" and {} more", existing.size() - 3);
+  throw PlanError(fmt::format("{} output(s) exist already: {} (use --force to overwrite)", existing.size(), list));
+}
 
 const char* output_extension(io::ImageFormat format) noexcept { return format == io::ImageFormat::png ? ".png" : ".jpg"; }
 
@@ -125,20 +186,8 @@ Plan plan(std::span<const fs::path> inputs, const PlanOptions& o) {
     if (const auto it = inputs_seen.find(id); it != inputs_seen.end())
       throw PlanError(fmt::format("{}: the output would replace the input {}", j.output.string(), it->second->input.string()));
   }
-  if (!o.force) {
-    std::vector<const Job*> existing;
-    for (const auto& j : jobs) {
-      std::error_code ec;
-      if (fs::exists(fs::symlink_status(j.output, ec))) existing.push_back(&j);
-    }
-    if (!existing.empty()) {
-      std::string list;
-      for (std::size_t i = 0; i < std::min<std::size_t>(existing.size(), 3); ++i)
-        list += fmt::format("{}{}", i ? ", " : "", existing[i]->output.string());
-      if (existing.size() > 3) list += fmt::format(" and {} more", existing.size() - 3);
-      throw PlanError(fmt::format("{} output(s) exist already: {} (use --force to overwrite)", existing.size(), list));
-    }
-  }
+  check_outputs_inside_scanned_tree(inputs, o, out_identity, jobs);
+  if (!o.force) check_existing_outputs(jobs);
   std::sort(result.unreadable.begin(), result.unreadable.end());
   return result;
 }

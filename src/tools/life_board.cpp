@@ -8,16 +8,21 @@
 #include <algorithm>
 #include <numeric>
 #include <stdexcept>
+#include <system_error>
 #include <thread>
 
 namespace streampipe::tools::life {
 
-Board Board::empty(std::uint32_t width, std::uint32_t height) {
+void Board::check_size(std::uint32_t width, std::uint32_t height) {
   if (width == 0 || height == 0)
     throw std::invalid_argument(fmt::format("a board needs at least one cell, not {}x{}", width, height));
   // One byte per cell on the host; beyond 2^36 cells (64 GiB) something is wrong.
   if (std::uint64_t{width} * height > (std::uint64_t{1} << 36))
     throw std::invalid_argument(fmt::format("a {}x{} board is too large", width, height));
+}
+
+Board Board::empty(std::uint32_t width, std::uint32_t height) {
+  check_size(width, height);
   Board b;
   b.width = width;
   b.height = height;
@@ -73,13 +78,19 @@ void step_host(const Board& in, Board& out, unsigned threads) {
     step_rows(in, out, 0, in.height);
     return;
   }
+  const auto first_row = [&](unsigned t) { return static_cast<std::uint32_t>(std::uint64_t{in.height} * t / threads); };
   std::vector<std::jthread> workers;
   workers.reserve(threads);
-  for (unsigned t = 0; t < threads; ++t) {
-    const auto y0 = static_cast<std::uint32_t>(std::uint64_t{in.height} * t / threads);
-    const auto y1 = static_cast<std::uint32_t>(std::uint64_t{in.height} * (t + 1) / threads);
-    workers.emplace_back([&in, &out, y0, y1] { step_rows(in, out, y0, y1); });
+  unsigned started = 0;
+  for (; started < threads; ++started) {
+    const std::uint32_t y0 = first_row(started), y1 = first_row(started + 1);
+    try {
+      workers.emplace_back([&in, &out, y0, y1] { step_rows(in, out, y0, y1); });
+    } catch (const std::system_error&) {
+      break;  // no more threads (a process limit): this one steps the rows left
+    }
   }
+  if (started < threads) step_rows(in, out, first_row(started), in.height);
 }
 
 Board advance_host(Board board, std::uint64_t generations, unsigned threads) {

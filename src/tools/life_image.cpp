@@ -9,12 +9,19 @@
 
 namespace streampipe::tools::life {
 
-io::Image render_image(const Board& board, unsigned scale) {
+std::uint64_t image_bytes(std::uint32_t width, std::uint32_t height, unsigned scale) {
   if (scale == 0) throw std::invalid_argument("the snapshot scale must be at least 1");
+  const std::uint64_t w = std::uint64_t{width} * scale, h = std::uint64_t{height} * scale;
+  if (w > (std::uint64_t{1} << 31) || h > (std::uint64_t{1} << 31) || w * h > (std::uint64_t{1} << 31))
+    throw std::invalid_argument(fmt::format("a {}x{} board at scale {} makes a {}x{} image: too large (at most 2^31 "
+                                            "pixels)",
+                                            width, height, scale, w, h));
+  return w * h;
+}
+
+io::Image render_image(const Board& board, unsigned scale) {
+  (void)image_bytes(board.width, board.height, scale);
   const std::uint64_t w = std::uint64_t{board.width} * scale, h = std::uint64_t{board.height} * scale;
-  if (w * h > (std::uint64_t{1} << 31))
-    throw std::invalid_argument(fmt::format("a {}x{} board at scale {} makes a {}x{} image: too large", board.width,
-                                            board.height, scale, w, h));
   io::Image img = io::Image::make(static_cast<std::uint32_t>(w), static_cast<std::uint32_t>(h), 1);
   for (std::uint32_t y = 0; y < board.height; ++y) {
     std::uint8_t* row = img.pixels.data() + std::size_t{y} * scale * w;

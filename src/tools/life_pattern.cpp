@@ -1,12 +1,15 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "streampipe/tools/life_pattern.hpp"
 
+#include "streampipe/report/read_file.hpp"
+
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <cctype>
 #include <cerrno>
-#include <fstream>
+#include <span>
+#include <string_view>
 #include <system_error>
 #include <vector>
 
@@ -190,21 +193,25 @@ Pattern load_pattern(const std::filesystem::path& path, const PatternLimits& lim
   const std::string name = path.string();
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec)) throw PatternError(fmt::format("{}: is a directory, not a pattern file", name));
-  std::ifstream in(path, std::ios::binary);
-  if (!in)
-    throw PatternError(fmt::format("{}: cannot open the pattern file: {}", name, std::generic_category().message(errno)));
-  // Read in pieces up to the cap, so that /dev/zero or a FIFO cannot take all memory.
+  // A regular file only (a FIFO would block, /dev/zero never end), its size checked before
+  // it is read: no pattern within the cell limit is larger than this.
   const std::uint64_t cap = limits.max_cells == 0 ? std::uint64_t{0} : 2 * limits.max_cells + (std::uint64_t{1} << 20);
   std::string text;
-  std::vector<char> piece(std::size_t{1} << 16);
-  while (in.read(piece.data(), static_cast<std::streamsize>(piece.size())) || in.gcount() > 0) {
-    text.append(piece.data(), static_cast<std::size_t>(in.gcount()));
-    if (cap != 0 && text.size() > cap)
-      throw PatternError(fmt::format("{}: larger than {} bytes, more than any pattern within the limit of {} cells; "
-                                     "{} to read it",
-                                     name, cap, limits.max_cells, limits.raise_hint));
+  try {
+    const auto bytes = report::read_regular_file(path, [&](std::span<const std::byte>, std::uint64_t size) {
+      if (cap != 0 && size > cap)
+        throw PatternError(fmt::format("{}: larger than {} bytes, more than any pattern within the limit of {} "
+                                       "cells; {} to read it",
+                                       name, cap, limits.max_cells, limits.raise_hint));
+    });
+    text.assign(reinterpret_cast<const char*>(bytes.data()), bytes.size());
+  } catch (const report::ReadFileError& e) {
+    constexpr std::string_view open_failed = "cannot open: ";
+    const std::string& why = e.reason();
+    throw PatternError(why.rfind(open_failed, 0) == 0
+                           ? fmt::format("{}: cannot open the pattern file: {}", name, why.substr(open_failed.size()))
+                           : fmt::format("{}: {}", name, why));
   }
-  if (in.bad()) throw PatternError(fmt::format("{}: read error", name));
   std::string ext = path.extension().string();
   std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
   if (ext == ".rle") return parse_rle(text, name, limits);

@@ -12,6 +12,7 @@
 #include <atomic>
 #include <cmath>
 #include <stdexcept>
+#include <system_error>
 #include <thread>
 
 namespace streampipe::tools::mandelbrot {
@@ -83,7 +84,13 @@ std::vector<std::uint32_t> compute_host_rows(const Params& p, Precision precisio
     }
   };
   std::vector<std::jthread> pool;
-  for (unsigned t = 1; t < threads; ++t) pool.emplace_back(work);
+  for (unsigned t = 1; t < threads; ++t) {
+    try {
+      pool.emplace_back(work);
+    } catch (const std::system_error&) {
+      break;  // no more threads (a process limit): those started and this one take the rows
+    }
+  }
   work();
   return counts;
 }

@@ -43,13 +43,39 @@ std::string slurp(const fs::path& p) {
 
 bool as_root() { return ::geteuid() == 0; }
 
-// In the child: only async-signal-safe calls until exec.
+// The tasks (threads) the user `uid` runs now, which RLIMIT_NPROC counts.
+unsigned long tasks_of(uid_t uid) {
+  unsigned long n = 0;
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator("/proc", ec)) {
+    const std::string name = e.path().filename().string();
+    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::ifstream status(e.path() / "status");
+    unsigned long threads = 0;
+    bool ours = false;
+    for (std::string line; std::getline(status, line);) {
+      if (line.rfind("Uid:", 0) == 0) ours = std::stoul(line.substr(4)) == uid;
+      if (line.rfind("Threads:", 0) == 0) threads = std::stoul(line.substr(8));
+    }
+    if (ours) n += threads;
+  }
+  return n;
+}
+
+// In the child: only async-signal-safe calls until exec (`nproc` was counted before fork).
 [[noreturn]] void exec_child(const std::string& program, const std::vector<char*>& argv, const fs::path& cwd,
-                             const std::string& out, const std::string& err, const RunOptions& o) {
+                             const std::string& out, const std::string& err, const RunOptions& o,
+                             unsigned long nproc) {
   sigset_t none;
   sigemptyset(&none);
   ::sigprocmask(SIG_SETMASK, &none, nullptr);
-  const int out_fd = ::open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  int out_fd = ::open(out.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (o.stdout_closed_pipe) {
+    int ends[2];
+    if (::pipe(ends) != 0) ::_exit(125);
+    ::close(ends[0]);  // nobody will read: a write fails with EPIPE (or SIGPIPE)
+    out_fd = ends[1];
+  }
   const int err_fd = ::open(err.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   const int null_fd = ::open("/dev/null", O_RDONLY | O_CLOEXEC);
   if (out_fd < 0 || err_fd < 0 || null_fd < 0) ::_exit(125);
@@ -57,6 +83,10 @@ bool as_root() { return ::geteuid() == 0; }
   if (o.address_space_limit != 0 && !kSanitized) {
     const rlimit limit{o.address_space_limit, o.address_space_limit};
     if (::setrlimit(RLIMIT_AS, &limit) != 0) ::_exit(125);
+  }
+  if (o.extra_threads_limit != 0) {
+    const rlimit limit{nproc + o.extra_threads_limit, nproc + o.extra_threads_limit};
+    if (::setrlimit(RLIMIT_NPROC, &limit) != 0) ::_exit(125);
   }
   if (o.unprivileged && as_root() && (::setgroups(0, nullptr) != 0 || ::setgid(kNobody) != 0 || ::setuid(kNobody) != 0))
     ::_exit(124);
@@ -86,9 +116,11 @@ RunResult run_program(const std::string& program, const std::vector<std::string>
   for (auto& a : storage) argv.push_back(a.data());
   argv.push_back(nullptr);
 
+  const unsigned long nproc =
+      o.extra_threads_limit == 0 ? 0 : tasks_of(o.unprivileged && as_root() ? kNobody : ::getuid());
   const pid_t pid = ::fork();
   if (pid < 0) throw std::runtime_error("fork failed");
-  if (pid == 0) exec_child(program, argv, cwd, out, err, o);
+  if (pid == 0) exec_child(program, argv, cwd, out, err, o, nproc);
   if (o.while_running) o.while_running(pid);
 
   RunResult r;

@@ -17,8 +17,13 @@ namespace streampipe::testing {
 
 struct RunOptions {
   std::string stdout_path;                   // empty: captured; else opened for writing (e.g. /dev/full)
+  bool stdout_closed_pipe = false;           // standard output a pipe nobody reads (| head, after head ended)
   bool unprivileged = false;                 // as user nobody when the test runs as root
   std::uint64_t address_space_limit = 0;     // bytes (RLIMIT_AS), 0: none; ignored under sanitizers
+  // Threads the child may start beyond those its user runs already (RLIMIT_NPROC, as
+  // `ulimit -u` or a container's pids limit bite); 0: none. Needs `unprivileged` (root is
+  // not held to it).
+  unsigned extra_threads_limit = 0;
   std::chrono::seconds timeout{120};         // then SIGKILL, and timed_out
   std::function<void(pid_t)> while_running;  // called once after the start
 };

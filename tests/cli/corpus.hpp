@@ -32,7 +32,9 @@ struct Case {
   std::vector<std::string> may_create;    // relative path prefixes
   bool unprivileged = false;              // permissions must bite: as nobody under root, skipped when impossible
   std::string stdout_path;                // e.g. /dev/full; empty: captured
+  bool stdout_closed_pipe = false;        // a pipe nobody reads (| head after head ended)
   std::uint64_t address_space_limit = 0;  // for decompression bombs, so that one cannot take the machine
+  unsigned extra_threads_limit = 0;       // RLIMIT_NPROC above the user's threads (needs unprivileged)
   std::function<void(const std::filesystem::path& dir, const RunResult& r)> check;
 };
 

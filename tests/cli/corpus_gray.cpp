@@ -5,6 +5,7 @@
 #include "bad_inputs.hpp"
 #include "corpus.hpp"
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
@@ -162,8 +163,8 @@ std::vector<Case> gray_cases() {
                       fs::perms::owner_read | fs::perms::owner_exec | fs::perms::others_read | fs::perms::others_exec);
     };
     c.args = gray_args({"in", "-o", "out"});
-    c.exit_code = 1;
-    c.mentions = {"out/a.png", "Permission denied"};
+    c.exit_code = 2;  // found before any work (issue 36, class 21)
+    c.mentions = {"-o out", "Permission denied"};
     c.unprivileged = true;
     cases.push_back(c);
   }
@@ -280,6 +281,108 @@ std::vector<Case> gray_cases() {
     };
     cases.push_back(c);
   }
+
+  // Issue 36. Class 1: an output folder inside the tree -r scans is left out of the scan,
+  // which must not make its original images outputs to replace, --force or not.
+  cases.push_back(refused("gray_force_spares_originals_in_an_output_folder_inside_the_tree",
+                          {"-r", "in", "-o", "in/sub", "--force"},
+                          {"in/sub/a.png", "not an earlier gray output", "outside in"},
+                          [](Dir d) { write_png(d / "in" / "sub" / "a.png", 40, 30); }));
+  // Class 2: a side output never replaces a file of another kind (an option that took an
+  // input as its value), --force or not.
+  cases.push_back(refused("gray_json_swallows_an_input_forced", {"--json", "in/a.png", "in/b.jpg", "-o", "out", "--force"},
+                          {"--json", "in/a.png", "a PNG image"}));
+  cases.push_back(refused("gray_trace_over_a_jpeg_forced", {"in", "-o", "out", "--trace", "photo.jpg", "--force"},
+                          {"--trace", "photo.jpg", "a JPEG image"}, [](Dir d) { write_jpeg(d / "photo.jpg"); }));
+  cases.push_back(refused("gray_gantt_over_binary_data_forced", {"in", "-o", "out", "--gantt", "notes.gz", "--force"},
+                          {"--gantt", "notes.gz", "binary data"},
+                          [](Dir d) { write_text(d / "notes.gz", std::string_view("\x1f\x8b\x08\0\0\0\0\0", 8)); }));
+  // Class 18: a value that begins with '-' is an option, not a file name.
+  cases.push_back(refused("gray_json_takes_a_flag_as_its_name", {"in", "-o", "out", "--json", "--force"},
+                          {"--json", "'--force' looks like an option", "./--force"}));
+  cases.push_back(refused("gray_output_folder_takes_a_flag_as_its_name", {"in", "-o", "--force"},
+                          {"--output-dir", "'--force' looks like an option"}));
+  // Class 24: an input that looks like an option is named, with the way to give it.
+  {
+    Case c = refused("gray_input_that_looks_like_an_option", {}, {"'-x.png'", "./-x.png"},
+                     [](Dir d) { write_png(d / "-x.png"); });
+    c.args = {"gray", "-x.png", "-o", "out", "--backend", "host"};
+    cases.push_back(c);
+  }
+  // Class 19: negative, out-of-range and octal-looking counts are refused, naming the range.
+  cases.push_back(refused("gray_max_pixels_negative", {"in", "-o", "out", "--max-pixels", "-1"},
+                          {"--max-pixels", "'-1' is negative", "18446744073709551615"}));
+  cases.push_back(refused("gray_max_pixels_beyond_64_bits", {"in", "-o", "out", "--max-pixels", "18446744073709551616"},
+                          {"--max-pixels", "out of range"}));
+  cases.push_back(refused("gray_threads_in_hexadecimal", {"in", "-o", "out", "--threads", "0x10"},
+                          {"--threads", "'0x10' is not a whole number from 0 to 1024"}));
+  // Class 21: a target that cannot be written is found before the work, not after it.
+  {
+    Case c = refused("gray_json_into_a_read_only_folder", {"in", "-o", "out", "--json", "ro/r.json"},
+                     {"--json", "ro/r.json", "Permission denied"});
+    c.setup = [](Dir d) {
+      good_inputs(d);
+      fs::create_directories(d / "ro");
+      share_with_everyone(d);
+      fs::permissions(d / "ro", fs::perms::owner_read | fs::perms::owner_exec | fs::perms::others_read |
+                                    fs::perms::others_exec);
+    };
+    c.unprivileged = true;
+    cases.push_back(c);
+  }
+  // Class 20: a failure at the final flush to disk (here: the folder cannot be opened to be
+  // flushed) is named on standard error like any other, -q or not.
+  {
+    Case c;
+    c.name = "gray_failure_at_the_final_flush_is_named";
+    c.setup = [](Dir d) {
+      write_png(d / "in" / "a.png");
+      fs::create_directories(d / "out");
+      share_with_everyone(d);
+      fs::permissions(d / "out", fs::perms::owner_write | fs::perms::owner_exec | fs::perms::others_write |
+                                     fs::perms::others_exec | fs::perms::group_write | fs::perms::group_exec);
+    };
+    c.args = gray_args({"in", "-o", "out"});
+    c.exit_code = 1;
+    c.mentions = {"in/a.png", "not to disk", "Permission denied"};
+    c.may_create = {"out/"};
+    c.unprivileged = true;
+    cases.push_back(c);
+  }
+  // Class 22: names of 244-255 bytes are converted (the temporary name is cut short).
+  for (const std::size_t length : {244u, 255u}) {
+    Case c;
+    c.name = fmt::format("gray_input_named_with_{}_bytes", length);
+    const std::string name = std::string(length - 4, 'n') + ".png";
+    c.setup = [name](Dir d) { write_png(d / "in" / name); };
+    c.args = gray_args({"in", "-o", "out"});
+    c.exit_code = 0;
+    c.may_create = {"out"};
+    c.check = [name](Dir d, const RunResult&) { expect_valid_image(d / "out" / name); };
+    cases.push_back(c);
+  }
+  // Class 9: a thread that cannot start (a process limit) is an error naming the step and
+  // the count, and leaves nothing behind.
+  {
+    Case c;
+    c.name = "gray_threads_beyond_the_process_limit";
+    c.setup = [](Dir d) {
+      good_inputs(d);
+      share_with_everyone(d);
+    };
+    c.args = {"gray", "in", "-o", "out", "--backend", "host", "-q", "--threads", "48", "--no-host-start"};
+    c.exit_code = 1;
+    c.mentions = {"cannot start host worker thread", "of 48"};
+    c.may_create = {"out"};
+    c.unprivileged = true;
+    c.extra_threads_limit = 12;
+    cases.push_back(c);
+  }
+  // Class 15: the decoded images of all threads share a budget; an image beyond all of it
+  // fails alone, named with the budget.
+  cases.push_back(bad_image("gray_image_decoding_beyond_the_memory_budget", "wide.png",
+                            [](Dir p) { write_png(p, 700, 500); }, {"--max-memory-mib 1", "all decoding threads"}));
+  cases.back().args = gray_args({"in", "-o", "out", "--max-memory-mib", "1"});
   return cases;
 }
 

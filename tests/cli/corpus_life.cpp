@@ -166,6 +166,80 @@ std::vector<Case> life_cases() {
     };
     cases.push_back(c);
   }
+
+  // Issue 36. Class 13: boards beyond the memory there is are refused before any is made,
+  // with the bytes needed and available (1025 boards of 4 GiB: more than any machine has;
+  // the address-space limit keeps a build without the check from taking the machine).
+  {
+    Case c = refused("life_boards_beyond_the_memory_available", {"--size", "65536x65536", "-u", "1024"},
+                     {"1025 board(s) of 65536x65536 cells needs", "is available"});
+    c.address_space_limit = std::uint64_t{4} << 30;
+    cases.push_back(c);
+  }
+  cases.push_back(refused("life_boards_beyond_max_memory", {"--size", "4096x4096", "-u", "64", "--max-memory-mib", "256"},
+                          {"needs", "--max-memory-mib 256"}));
+  // Class 21: a frame too large for --scale is refused up front (exit 2), not after the work.
+  {
+    Case c = refused("life_frame_too_large_for_scale",
+                     {"--size", "50000x50000", "-g", "0", "--snapshot-every", "1", "-o", "frames"},
+                     {"--scale 1", "too large"});
+    c.address_space_limit = std::uint64_t{8} << 30;
+    cases.push_back(c);
+  }
+  // Class 18: a flag taken as a file name.
+  cases.push_back(refused("life_population_takes_a_flag_as_its_name", {"-g", "3", "--population", "--force"},
+                          {"--population", "'--force' looks like an option"}));
+  // Class 2: --population never replaces an image an option took by mistake.
+  cases.push_back(refused("life_population_over_an_image_forced", {"-g", "3", "--population", "pic.png", "--force"},
+                          {"--population", "pic.png", "a PNG image"}, [](Dir d) { write_png(d / "pic.png"); }));
+  // Class 19: a limit of -1 is not "no limit", a seed past 2^64 - 1 is not saturated, and a
+  // leading zero is not octal.
+  cases.push_back(refused("life_max_cells_negative", {"-p", "glider.rle", "--max-cells", "-1"},
+                          {"--max-cells", "'-1' is negative"}));
+  cases.push_back(refused("life_seed_beyond_64_bits", {"--seed", "18446744073709551616"}, {"--seed", "out of range"}));
+  {
+    Case c;
+    c.name = "life_generations_with_a_leading_zero_are_decimal";
+    c.setup = patterns;
+    c.args = life({"--size", "8x8", "-g", "010"});
+    c.exit_code = 0;
+    c.check = [](Dir, const RunResult& r) {
+      EXPECT_NE(r.out.find(", 10 generation(s)"), std::string::npos) << r.describe();
+    };
+    cases.push_back(c);
+  }
+  // Class 14: --population streams its rows: a closed standard output stops the run at once
+  // (it used to compute every generation, then die of SIGPIPE), and a long run's memory
+  // stays that of a short one.
+  {
+    Case c;
+    c.name = "life_population_to_a_closed_pipe_stops_at_once";
+    c.setup = patterns;
+    c.args = life({"--size", "8x8", "-g", "100000000", "--population", "-"});
+    c.exit_code = 1;
+    c.mentions = {"standard output", "Broken pipe"};
+    c.stdout_closed_pipe = true;
+    c.address_space_limit = std::uint64_t{4} << 30;
+    c.check = [](Dir, const RunResult& r) { EXPECT_EQ(r.out, ""); };
+    cases.push_back(c);
+  }
+  {
+    Case c;
+    c.name = "life_population_of_a_long_run_keeps_memory_flat";
+    c.setup = patterns;
+    c.args = life({"--size", "3x3", "-g", "4000000", "--population", "long.csv"});
+    c.exit_code = 0;
+    c.may_create = {"long.csv"};
+    c.check = [](Dir d, const RunResult& r) {
+      EXPECT_GT(fs::file_size(d / "long.csv"), 4000000u * 4);
+      const RunResult short_run =
+          run_cli({"life", "--backend", "host", "--size", "3x3", "-g", "10", "--population", "short.csv"}, d);
+      ASSERT_EQ(short_run.exit_code, 0) << short_run.describe();
+      EXPECT_LT(r.max_rss_kib, short_run.max_rss_kib + 16 * 1024)
+          << "long run " << r.max_rss_kib << " KiB, short run " << short_run.max_rss_kib << " KiB";
+    };
+    cases.push_back(c);
+  }
   return cases;
 }
 

@@ -162,6 +162,29 @@ std::vector<Case> other_cases() {
     c.stdout_path = "/dev/full";
     cases.push_back(c);
   }
+
+  // Issue 36. Class 13: the largest image mandelbrot allows (2^32 pixels) needs 56 GiB:
+  // refused up front against the memory the run may take (here --max-memory-mib, so that
+  // the case is the same on every machine; life's case checks the machine's own figure).
+  {
+    Case c = refused("mandelbrot_largest_size_beyond_max_memory",
+                     {"mandelbrot", "--backend", "host", "--size", "65536x65536", "-i", "50", "--max-memory-mib",
+                      "1024"},
+                     {"a 65536x65536 image needs", "(--max-memory-mib 1024)"});
+    c.address_space_limit = std::uint64_t{4} << 30;
+    cases.push_back(c);
+  }
+  // Classes 2 and 18: --json over an image, and a flag taken as a file name.
+  cases.push_back(refused("mandelbrot_json_over_an_image_forced",
+                          mandelbrot({"--no-image", "--json", "renders/earlier.png", "--force"}),
+                          {"--json", "renders/earlier.png", "a PNG image"}));
+  cases.push_back(refused("mandelbrot_image_takes_a_flag_as_its_name", mandelbrot({"--image", "--force"}),
+                          {"--image", "'--force' looks like an option"}));
+  cases.push_back(refused("info_json_takes_a_flag_as_its_name", {"info", "--no-measure", "--json", "--force"},
+                          {"--json", "'--force' looks like an option"}));
+  // Class 19: a count of 010 is ten, not octal eight, and hexadecimal is not a count.
+  cases.push_back(refused("info_runs_in_hexadecimal", {"info", "--no-measure", "--runs", "0x10"},
+                          {"--runs", "'0x10' is not a whole number"}));
   return cases;
 }
 

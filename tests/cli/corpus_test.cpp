@@ -123,6 +123,8 @@ TEST_P(Corpus, ExitStatusMessageAndNothingLost) {
   options.unprivileged = c.unprivileged;
   options.stdout_path = c.stdout_path;
   options.address_space_limit = c.address_space_limit;
+  options.stdout_closed_pipe = c.stdout_closed_pipe;
+  options.extra_threads_limit = c.extra_threads_limit;
   const RunResult r = run_cli(c.args, dir_, options);
   const std::string command = "streampipe " + fmt::format("{}", fmt::join(c.args, " "));
   ASSERT_FALSE(r.timed_out) << command << "\n" << r.describe();

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-// Interruption: SIGINT and SIGTERM sent to the CLI while it works, on the host backend. A
-// command that can stop between items (gray, life) finishes what is in flight, says what
-// finished and exits 130 / 143; a second signal, or one sent to a command that cannot stop
+// Interruption: SIGINT, SIGTERM, SIGHUP and SIGQUIT sent to the CLI while it works, on the
+// host backend. A command that can stop between items (gray, life) finishes what is in
+// flight, says what finished and exits 128 + the signal; a second signal, or one sent to a command that cannot stop
 // between items (mandelbrot), ends it at once. Either way no temporary file is left, every
 // output present is complete, and the inputs are unchanged.
 #include "bad_inputs.hpp"
@@ -128,6 +128,24 @@ TEST_F(Interrupt, GraySecondSigintStopsAtOnceWithoutPartialFiles) {
   EXPECT_EQ(r.exit_code, 130) << r.describe();
   EXPECT_NE(r.err.find("stopped at once"), std::string::npos) << r.describe();
   expect_no_debris("out");
+}
+
+// SIGHUP (the terminal closed) and SIGQUIT (Ctrl-backslash) used to end a run at once, leaving
+// temporary files (issue 36, class 10): they stop it as SIGINT does, with 128 + the signal.
+TEST_F(Interrupt, GraySighupAndSigquitFinishTheFilesInFlightLikeSigint) {
+  make_images(120);
+  for (const int sig : {SIGHUP, SIGQUIT}) {
+    fs::remove_all(dir_ / "out");
+    RunOptions o;
+    o.while_running = when([this] { return outputs("out") >= 1; }, [sig](pid_t pid) { ::kill(pid, sig); });
+    const RunResult r = run_cli(gray_args({"in", "-o", "out", "--compression", "9"}), dir_, o);
+    ASSERT_FALSE(r.timed_out) << r.describe();
+    EXPECT_EQ(r.signal, 0) << "ended by the signal itself\n" << r.describe();
+    EXPECT_EQ(r.exit_code, 128 + sig) << r.describe();
+    EXPECT_NE(r.err.find(sig == SIGHUP ? "SIGHUP" : "SIGQUIT"), std::string::npos) << r.describe();
+    EXPECT_NE(r.out.find("gray: interrupted:"), std::string::npos) << r.describe();
+    expect_no_debris("out");
+  }
 }
 
 TEST_F(Interrupt, LifeSigintKeepsCompleteFramesThenExits130) {

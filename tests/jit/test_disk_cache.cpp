@@ -5,6 +5,8 @@
 #include "streampipe/jit/errors.hpp"
 #include "streampipe/jit/module_cache.hpp"
 
+#include "temp_dir.hpp"
+
 #include <gtest/gtest.h>
 
 #include <chrono>
@@ -30,23 +32,7 @@ extern "C" __global__ void twice(float* x, int n) {
 }
 )";
 
-class TempDir {
- public:
-  TempDir() {
-    std::string tmpl = (fs::temp_directory_path() / "sp-jit-test-XXXXXX").string();
-    if (::mkdtemp(tmpl.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
-    path_ = tmpl;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::permissions(path_, fs::perms::owner_all, fs::perm_options::add, ec);
-    fs::remove_all(path_, ec);
-  }
-  [[nodiscard]] const fs::path& path() const { return path_; }
-
- private:
-  fs::path path_;
-};
+using streampipe::jit::test_support::TempDir;
 
 // Sets an environment variable for a scope (nullptr unsets it), restoring the old value.
 class EnvVar {

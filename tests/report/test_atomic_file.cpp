@@ -7,6 +7,7 @@
 #include <fstream>
 #include <sstream>
 #include <thread>
+#include <sys/stat.h>
 #include <unistd.h>
 
 namespace streampipe::report {
@@ -144,6 +145,67 @@ TEST_F(AtomicFile, SyncOfAMissingFileIsItsOwnNamedError) {
   ASSERT_EQ(errors.size(), 2u);
   EXPECT_EQ(errors[0], "");
   EXPECT_NE(errors[1].find("not-there"), std::string::npos) << errors[1];
+}
+
+// Only a regular file is replaced: a rename over a FIFO, a device or a link would turn it
+// into a regular file (as root, imwrite("/dev/null") did so for the whole machine; issue 36,
+// class 3).
+TEST_F(AtomicFile, NeverReplacesASpecialFileOrALink) {
+  fs::create_directories(dir_);
+  const auto fifo = dir_ / "pipe", link = dir_ / "link", target = dir_ / "target.txt";
+  ASSERT_EQ(::mkfifo(fifo.c_str(), 0600), 0);
+  write_file_atomically(target, "kept");
+  fs::create_symlink("target.txt", link);
+  for (const auto& p : {fifo, link}) {
+    try {
+      write_file_atomically(p, "data", Overwrite::allow);
+      ADD_FAILURE() << p << " was replaced";
+    } catch (const std::runtime_error& e) {
+      EXPECT_NE(std::string(e.what()).find(p.string()), std::string::npos) << e.what();
+      EXPECT_NE(std::string(e.what()).find("not a regular file"), std::string::npos) << e.what();
+    }
+  }
+  EXPECT_TRUE(fs::is_fifo(fs::symlink_status(fifo)));
+  EXPECT_TRUE(fs::is_symlink(fs::symlink_status(link)));
+  EXPECT_EQ(read(target), "kept");
+  EXPECT_THROW(AtomicFileWriter(fifo, Overwrite::allow), std::runtime_error);
+}
+
+// The temporary name adds 12 bytes: a name of 244-255 bytes could never be written (issue
+// 36, class 22).
+TEST_F(AtomicFile, NamesUpToTheLongestTheFolderTakes) {
+  fs::create_directories(dir_);
+  for (const std::size_t length : {240u, 244u, 250u, 255u}) {
+    const auto p = dir_ / std::string(length, 'n');
+    write_file_atomically(p, "long", Overwrite::refuse);
+    EXPECT_EQ(read(p), "long") << length;
+    AtomicFileWriter w(p, Overwrite::allow);
+    w.write("longer");
+    w.commit();
+    EXPECT_EQ(read(p), "longer") << length;
+  }
+  for (const auto& e : fs::directory_iterator(dir_))
+    EXPECT_EQ(e.path().filename().string().find(".tmp-"), std::string::npos) << e.path();
+}
+
+TEST_F(AtomicFile, WriterPublishesOnCommitAndLeavesNothingOtherwise) {
+  const auto p = dir_ / "rows.csv";
+  {
+    AtomicFileWriter w(p, Overwrite::refuse);
+    for (int i = 0; i < 100000; ++i) w.write("row\n");  // past the buffer: on disk before commit()
+    EXPECT_FALSE(fs::exists(p)) << "visible before commit()";
+    w.commit();
+  }
+  EXPECT_EQ(fs::file_size(p), 400000u);
+  {
+    AtomicFileWriter w(p, Overwrite::allow);
+    w.write(std::string(200000, 'x'));
+  }  // not committed: an interrupted run
+  EXPECT_EQ(fs::file_size(p), 400000u) << "the target changed without commit()";
+  int entries = 0;
+  for ([[maybe_unused]] const auto& e : fs::directory_iterator(dir_)) ++entries;
+  EXPECT_EQ(entries, 1) << "a temporary file was left";
+  EXPECT_THROW(AtomicFileWriter(p, Overwrite::refuse), std::runtime_error);
 }
 
 }  // namespace

@@ -182,6 +182,30 @@ TEST(GrayPlan, ExistingOutputsNeedForce) {
   EXPECT_EQ(plan_jobs(in, o).size(), 1u);
 }
 
+// With -r, an output folder inside the scanned tree is left out of the scan; its original
+// images must not become outputs to replace (issue 36, class 1). Earlier gray outputs there
+// (8-bit gray) may be replaced, so that a run can be repeated.
+TEST(GrayPlan, AnOutputFolderInsideTheScannedTreeSparesItsOriginals) {
+  TempDir d;
+  write_png(d / "a.png", random_image(3, 3, 3, 8, 1));
+  write_png(d / "b.png", random_image(3, 3, 3, 8, 2));
+  write_png(d / "gray/a.png", random_image(3, 3, 1, 8, 3));  // an earlier output
+  write_png(d / "gray/b.png", random_image(5, 5, 3, 8, 4));  // an original that was there
+  PlanOptions o;
+  o.output_dir = d / "gray";
+  o.recursive = true;
+  o.force = true;
+  const std::vector<fs::path> in = {d.path()};
+  const std::string e = plan_error([&] { (void)plan_jobs(in, o); });
+  EXPECT_NE(e.find((d / "gray/b.png").string()), std::string::npos) << e;
+  EXPECT_NE(e.find("a 8-bit RGB image, not an earlier gray output"), std::string::npos) << e;
+  o.force = false;
+  EXPECT_NE(plan_error([&] { (void)plan_jobs(in, o); }).find("not an earlier gray output"), std::string::npos);
+  fs::remove(d / "gray/b.png");
+  o.force = true;
+  EXPECT_EQ(plan_jobs(in, o).size(), 2u) << "an earlier gray output is replaced with force";
+}
+
 // ---- whole runs on the host backend ----------------------------------------------------
 
 Options host_options() {

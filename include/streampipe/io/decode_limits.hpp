@@ -12,9 +12,12 @@
 // Cameras (100-150 Mpixel at most) and scans fit; larger images need the limit raised.
 
 #include <cstdint>
+#include <memory>
 #include <string>
 
 namespace streampipe::io {
+
+class DecodeBudget;
 
 struct DecodeLimits {
   static constexpr std::uint64_t kDefaultMaxPixels = std::uint64_t{1} << 28;
@@ -27,6 +30,9 @@ struct DecodeLimits {
   int max_jpeg_scans = kDefaultMaxJpegScans;     // progressive JPEG scans; 0 means no limit
   // How a user raises the limits, quoted in refusals (a program sets its own option name).
   std::string raise_hint = "raise io::DecodeLimits::max_pixels";
+  // Decoded bytes shared with the other threads decoding at once (decode_budget.hpp); none
+  // when empty.
+  std::shared_ptr<DecodeBudget> budget;
 
   // True when a width x height image is within max_pixels.
   [[nodiscard]] bool allows(std::uint64_t width, std::uint64_t height) const noexcept;

@@ -27,6 +27,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <filesystem>
+#include <memory>
 #include <optional>
 #include <span>
 #include <stdexcept>
@@ -49,6 +50,9 @@ struct Image {
   int channels = 0;   // 1 gray, 2 gray+alpha, 3 RGB, 4 RGBA
   int bit_depth = 0;  // 8 or 16
   std::vector<std::uint8_t> pixels;  // height rows of row_bytes(), interleaved
+  // The share of a DecodeBudget the pixels hold, when decoded under one; released with the
+  // last copy of the image.
+  std::shared_ptr<const void> reservation;
 
   // A zero-filled image; throws std::invalid_argument for bad channels/depth or a size
   // that overflows, AllocationError (a std::bad_alloc naming the size) when memory runs out.
@@ -86,9 +90,28 @@ struct ImageReadOptions {
 // The format the leading bytes announce; nullopt for anything else.
 [[nodiscard]] std::optional<ImageFormat> detect_image_format(std::span<const std::byte> data) noexcept;
 
+// What a PNG's IHDR or a JPEG's frame header declares, read from the first bytes of the
+// file without decoding: the layout decode_image() would give (palettes and sub-byte gray
+// as 8-bit, a palette as RGB). nullopt when `data` is not PNG or JPEG or its header is
+// malformed or beyond `data`.
+struct ImageHeader {
+  ImageFormat format = ImageFormat::png;
+  std::uint32_t width = 0, height = 0;
+  int channels = 0;
+  int bit_depth = 8;
+};
+[[nodiscard]] std::optional<ImageHeader> read_image_header(std::span<const std::byte> data) noexcept;
+
+// With options.limits.budget, the image's decoded bytes are reserved from its header first
+// (waiting while other threads hold the budget). read_image refuses what is not a regular
+// file (a FIFO, a device) by its kind before reading, and a file that is not PNG or JPEG
+// from its first bytes, before reading the rest.
 [[nodiscard]] Image decode_image(std::span<const std::byte> data, const ImageReadOptions& options = {},
                                  std::string_view source = "<memory>");
 [[nodiscard]] Image read_image(const std::filesystem::path& path, const ImageReadOptions& options = {});
+// The check read_image makes of a file's first bytes: throws ImageError(source, ...) for an
+// empty file or one that is not PNG or JPEG.
+void check_image_head(std::span<const std::byte> head, std::uint64_t size, const std::string& source);
 
 // PNG row filter: the predictor each row is stored as the difference from. `all` is
 // libpng's adaptive choice per row (tries all five, keeps the smallest sum of residuals),

@@ -10,7 +10,12 @@
 // everything before it. A load checks magic, sizes, checksum and the material itself; a
 // corrupt, truncated or foreign entry is reported as such and never loaded (the caller
 // recompiles and replaces it). Stores go to a temporary file and are renamed into place,
-// so any number of processes may share the directory.
+// so any number of processes may share the directory. An entry is read only when it is a
+// regular file, its size plausible and its magic right (checked before the rest is read).
+// Who wrote an entry matters as much as its checksum (anyone who can write the folder can
+// put another kernel under a valid key): the folder is created 0700 and entries 0600, and
+// a folder or entry of another user, or writable by its group or others, is refused with a
+// warning and never loaded or written (as ssh treats its keys).
 // Location: $STREAMPIPE_CACHE_DIR, else $XDG_CACHE_HOME/streampipe, else
 // $HOME/.cache/streampipe. STREAMPIPE_CACHE_DISABLE=1 (or STREAMPIPE_CACHE_DIR=off) turns
 // the disk cache off.
@@ -31,10 +36,12 @@ struct CacheKey {
 };
 
 // Reads the headers the source includes from the include directories (throws nothing for
-// missing ones: they are recorded as unresolved names).
+// missing ones: they are recorded as unresolved names). Throws JitError naming an include
+// that finds a FIFO, a device or a socket, which NVRTC would block on or read forever.
 [[nodiscard]] CacheKey cache_key(const Program& program, const std::string& arch);
 
-enum class CacheLookup { hit, miss, corrupt };
+// refused: the folder or the entry is not to be trusted (its owner, its mode, its kind).
+enum class CacheLookup { hit, miss, corrupt, refused };
 
 struct CacheLoad {
   CacheLookup status = CacheLookup::miss;
@@ -55,8 +62,8 @@ class DiskCache {
   [[nodiscard]] std::filesystem::path entry_path(const CacheKey& key) const;
 
   [[nodiscard]] CacheLoad load(const CacheKey& key) const;
-  // Returns an error message instead of throwing (an unwritable cache must not stop a
-  // compile); empty on success.
+  // Returns an error message instead of throwing (an unwritable or untrusted cache must not
+  // stop a compile); empty on success.
   [[nodiscard]] std::string store(const CacheKey& key, const CompileResult& result) const;
 
  private:

@@ -94,10 +94,15 @@ class Engine {
   // what Operation::output_bytes throws for its input size; such an item is not counted and
   // never delivered. An item submit() returned a future for is resolved exactly once (its
   // callback, then its future) whatever fails later: the operation, a host stage, a CUDA
-  // call, memory. A callback may submit; it must not wait for a future or drain().
+  // call, memory. A callback (or a host form) may submit, but never wait: a submit from
+  // one when no slot is free throws std::logic_error (the slot could be freed only by the
+  // thread that would wait for it), and so does drain(); it must not wait for a future.
   [[nodiscard]] std::future<ItemResult> submit(Item item);
   void flush();      // dispatch a partly filled batch now
   RunStats drain();  // flush and wait until every submitted item has been delivered
+  // True on a thread this engine is running a callback or a host form on (any engine's
+  // host form: a host lane does not know its engine), where drain() throws.
+  [[nodiscard]] bool on_own_thread() const noexcept;
   void cancel();     // items not yet on the device are cancelled; later submits too
   // `more` items are about to be submitted (a map over a list, say): with the run's length
   // known, a member too slow to finish one more batch before the others finish everything

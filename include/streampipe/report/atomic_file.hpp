@@ -1,8 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Writes a file so that readers see either the old content or the complete new content,
-// never a partial one: the data goes to a temporary file (".<name>.tmp-XXXXXX") in the same
-// directory, is flushed, then renamed over the target. Parent directories are created.
+// never a partial one: the data goes to a temporary file (".<name>.tmp-XXXXXX", the name cut
+// short where it would be too long) in the same directory, is flushed, then renamed over the
+// target. Parent directories are created. Only a regular file is ever replaced: an existing
+// symbolic link, device, FIFO, socket or folder at the target is an error, whatever
+// Overwrite says (a rename would turn /dev/null into a regular file).
 //
 // A process that must end at once (a second Ctrl-C) calls abandon_writes_in_progress()
 // first: the temporary files of writes under way are removed and no write completes after,
@@ -30,11 +33,38 @@ enum class Flush { each_file, later };
 
 // Throws std::runtime_error naming the target path and the system error (or, after
 // abandon_writes_in_progress(), that the process is ending). With Overwrite::refuse an
-// existing target is an error (checked before writing and again by the link step).
+// existing target is an error (checked before writing and again by the link step). The file
+// gets `mode` less the process's umask, as open() would give it.
 void write_file_atomically(const std::filesystem::path& path, std::span<const std::byte> data,
-                           Overwrite overwrite = Overwrite::allow, Flush flush = Flush::each_file);
+                           Overwrite overwrite = Overwrite::allow, Flush flush = Flush::each_file,
+                           unsigned mode = 0666);
 void write_file_atomically(const std::filesystem::path& path, std::string_view text,
-                           Overwrite overwrite = Overwrite::allow, Flush flush = Flush::each_file);
+                           Overwrite overwrite = Overwrite::allow, Flush flush = Flush::each_file,
+                           unsigned mode = 0666);
+
+// The same, for a file written piece by piece whose size is not known at first (a row per
+// generation): write() buffers into the temporary file, commit() flushes it to disk and
+// renames it into place; destroyed without commit() (a failure, an interruption) the
+// temporary file is removed and the target left as it was. Throws as write_file_atomically.
+class AtomicFileWriter {
+ public:
+  AtomicFileWriter(std::filesystem::path path, Overwrite overwrite);
+  ~AtomicFileWriter();
+  AtomicFileWriter(const AtomicFileWriter&) = delete;
+  AtomicFileWriter& operator=(const AtomicFileWriter&) = delete;
+
+  void write(std::string_view text);
+  void commit();
+
+ private:
+  void drain();
+  static constexpr std::size_t kBuffer = std::size_t{1} << 16;
+  std::filesystem::path path_;
+  Overwrite overwrite_;
+  int fd_ = -1;
+  std::string tmp_;
+  std::string buffer_;
+};
 
 // Makes files written with Flush::later durable: each file (fsync), then each folder they are
 // in (fsync, for the renames), on up to `threads` threads at once. Only these files are

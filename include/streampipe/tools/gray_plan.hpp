@@ -10,8 +10,10 @@
 //
 // Bad usage throws PlanError naming the problem, before anything is written: a missing
 // input, a folder argument that cannot be listed, a folder without images, two inputs that
-// would write the same output, an output that is an input, and (without `force`) outputs
-// that exist already. Inside a folder argument, a subfolder or entry that cannot be read
+// would write the same output, an output that is an input, (without `force`) outputs
+// that exist already, and (with `recursive`, when OUTDIR lies inside a folder argument)
+// an existing file under OUTDIR that gray did not write (not an 8-bit gray PNG or JPEG):
+// left out of the scan, it is an original image, never an output to replace, `force` or not. Inside a folder argument, a subfolder or entry that cannot be read
 // (no permission) is never skipped silently: plan() names it in Plan::unreadable and goes
 // on with the rest (the CLI then fails the run, exit 1), plan_jobs() throws PlanError.
 
@@ -54,6 +56,9 @@ struct Plan {
 
 // The jobs, and what inside the folder arguments could not be read.
 [[nodiscard]] Plan plan(std::span<const std::filesystem::path> inputs, const PlanOptions& options);
+// The check plan() makes without `force`, alone: PlanError naming the outputs of `jobs` that
+// exist already (the first three, then a count).
+void check_existing_outputs(std::span<const Job> jobs);
 // plan(), with anything unreadable a PlanError (naming the first, and how many).
 [[nodiscard]] std::vector<Job> plan_jobs(std::span<const std::filesystem::path> inputs, const PlanOptions& options);
 

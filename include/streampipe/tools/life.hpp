@@ -21,6 +21,8 @@ struct Board {
   // All dead. Throws std::invalid_argument for an empty or absurdly large size,
   // io::AllocationError (a std::bad_alloc naming the size) when memory runs out.
   [[nodiscard]] static Board empty(std::uint32_t width, std::uint32_t height);
+  // The size check of empty(), alone: throws std::invalid_argument as it does.
+  static void check_size(std::uint32_t width, std::uint32_t height);
 
   [[nodiscard]] std::uint8_t at(std::uint32_t x, std::uint32_t y) const noexcept {
     return cells[std::size_t{y} * width + x];

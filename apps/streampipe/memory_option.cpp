@@ -1,0 +1,40 @@
+// SPDX-License-Identifier: Apache-2.0
+#include "memory_option.hpp"
+
+#include "commands.hpp"
+#include "option_checks.hpp"
+
+#include <fmt/format.h>
+
+#include <limits>
+
+namespace streampipe::cli {
+
+void add_max_memory_option(CLI::App& app, std::uint64_t& mib) {
+  app.add_option("--max-memory-mib", mib,
+                 "memory the run may take, in MiB; a run that needs more is refused before it starts (0: what the "
+                 "machine has available, the least of MemAvailable and the control group's limit)")
+      ->capture_default_str()
+      ->transform(whole_number(0, std::uint64_t{1} << 40));
+}
+
+report::MemoryAvailable memory_budget(std::uint64_t mib) {
+  report::MemoryAvailable budget = report::available_memory();
+  if (mib > 0) budget = report::least(budget, {mib << 20, fmt::format("--max-memory-mib {}", mib), true});
+  return budget;
+}
+
+void check_memory(std::uint64_t needed, std::uint64_t mib, std::string_view what, std::string_view hint) {
+  if (const auto why = report::memory_refusal(needed, memory_budget(mib), what, hint)) throw UsageError(*why);
+}
+
+std::uint64_t product(std::initializer_list<std::uint64_t> factors) noexcept {
+  std::uint64_t p = 1;
+  for (const auto f : factors) {
+    if (f != 0 && p > std::numeric_limits<std::uint64_t>::max() / f) return std::numeric_limits<std::uint64_t>::max();
+    p *= f;
+  }
+  return p;
+}
+
+}  // namespace streampipe::cli
