@@ -370,7 +370,7 @@ std::vector<Case> gray_cases() {
       good_inputs(d);
       share_with_everyone(d);
     };
-    c.args = {"gray", "in", "-o", "out", "--backend", "host", "-q", "--threads", "48", "--no-host-start"};
+    c.args = {"gray", "in", "-o", "out", "--backend", "host", "-q", "--threads", "48"};
     c.exit_code = 1;
     c.mentions = {"cannot start host worker thread", "of 48"};
     c.may_create = {"out"};
