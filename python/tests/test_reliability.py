@@ -390,7 +390,7 @@ def test_engine_options_beyond_the_caps_are_value_errors_before_any_work():
     assert r.returncode == 0, f"exit {r.returncode}: {r.stderr}"
     lines = r.stdout.splitlines()
     assert len(lines) == 5 and all(line.startswith("refused") for line in lines), r.stdout
-    assert "lanes 1000000 is not in 1-64" in lines[0]
+    assert "lanes 1000000 is not in 1-128" in lines[0]
     assert "host_threads 100000 is not in 0-1024" in lines[2]
 
 

@@ -158,7 +158,7 @@ TEST(EngineOwnThread, OptionsBeyondTheirBoundsAreRefusedNamingTheRange) {
   };
   auto o = one_slot();
   o.lanes = 1000000;
-  refused(o, "lanes 1000000 is not in 1-64");
+  refused(o, "lanes 1000000 is not in 1-128");
   o = one_slot();
   o.depth = 5000;
   refused(o, "depth 5000 is not in 1-4096");
