@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "signal_guard.hpp"
 
+#include <iterator>
 #include <mutex>
 #include <pthread.h>
 
