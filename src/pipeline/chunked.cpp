@@ -24,6 +24,7 @@ ChunkedRun run_chunked(Engine& engine, std::span<const std::byte> in, std::size_
   ChunkedRun run;
   run.chunk_records = chunk_records;
   std::vector<std::future<ItemResult>> futures;
+  engine.expect((records + chunk_records - 1) / chunk_records);  // no slow member holds the end
   for (std::size_t first = 0; first < records; first += chunk_records) {
     const std::size_t n = std::min(chunk_records, records - first);
     Item item;
