@@ -312,7 +312,7 @@ Command add_gray(CLI::App& parent) {
                   "where JPEGs are decoded: cpu (host workers), gpu (nvJPEG on the GPU backend, batched on the GPU's "
                   "JPEG engines where it has them; PNGs and JPEGs nvJPEG cannot take go to the CPU decoder and are "
                   "counted in the summary; gray values may differ from cpu by a level or two, see docs/gray.md), or "
-                  "auto (gpu where the build has nvJPEG and the run a GPU)")
+                  "auto (cpu: nvJPEG decoded some real photographs wrongly, docs/gray.md)")
       ->capture_default_str();
   sub->add_option("--encode", o->encode,
                   "where JPEG outputs are encoded: cpu (libjpeg-turbo on host workers), gpu (nvJPEG on the GPU "

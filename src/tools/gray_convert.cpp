@@ -136,7 +136,9 @@ RunSummary convert(std::span<const Job> jobs, const Options& o) {
   if (gpu_asked && eo.backend == pipeline::Backend::automatic) eo.backend = pipeline::Backend::gpu;
   const bool may_use_gpu = eo.backend != pipeline::Backend::host && !eo.simulate_gpus;
   const bool nvjpeg = gpu_decode_available() && may_use_gpu;
-  const bool gpu_decode = nvjpeg && o.decode != Decode::cpu;
+  // nvJPEG decodes only when asked: on real photographs it gave some files' pixels far from
+  // libjpeg-turbo's (docs/gray.md), which a default must never do.
+  const bool gpu_decode = nvjpeg && o.decode == Decode::gpu;
   const bool gpu_encode = nvjpeg && o.encode != Encode::cpu && o.format == io::ImageFormat::jpeg;
   if (gpu_decode || gpu_encode)
     summary.group = o.group > 0 ? static_cast<std::size_t>(o.group) : group_size(jobs.size(), threads, !gpu_encode);

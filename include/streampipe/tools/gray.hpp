@@ -65,7 +65,8 @@ struct Options {
   int png_compression = 1;   // 0-9; 1: up filter + run-length zlib, fast for photos (docs/image-io.md)
   bool force = false;        // replace existing outputs
   // gpu: every JPEG through nvJPEG (needs it, and GPUs only: the CPU's lanes take no file);
-  // cpu: the host decodes every file; automatic: nvJPEG on the GPUs where the build has it.
+  // cpu and automatic: the host decodes every file (nvJPEG decoded some real photographs
+  // wrongly: docs/gray.md).
   Decode decode = Decode::automatic;
   Encode encode = Encode::automatic;  // JPEG output; as `decode`
   // With nvJPEG in the run: files per engine item, decoded in one call (0: chosen from the
