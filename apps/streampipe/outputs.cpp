@@ -114,7 +114,8 @@ void write_direct(const std::string& path, std::string_view content) {
 
 void write_stdout(std::string_view content, bool flush = true) {
   errno = 0;
-  if (std::fwrite(content.data(), 1, content.size(), stdout) != content.size() ||
+  // fwrite's pointer must not be null even for zero bytes (an empty view's may be).
+  if ((!content.empty() && std::fwrite(content.data(), 1, content.size(), stdout) != content.size()) ||
       (flush && std::fflush(stdout) != 0)) {
     const int err = errno != 0 ? errno : EIO;
     throw StdoutError(fmt::format("cannot write to standard output: {}", std::strerror(err)));
