@@ -65,7 +65,11 @@ set(STREAMPIPE_PACKAGE_OPT_IN_LAYERS ${_streampipe_opt_in_layers})
 
 install(DIRECTORY ${PROJECT_SOURCE_DIR}/include/streampipe ${PROJECT_BINARY_DIR}/include/streampipe
         DESTINATION ${CMAKE_INSTALL_INCLUDEDIR} COMPONENT development)
-install(FILES ${PROJECT_SOURCE_DIR}/LICENSE DESTINATION ${CMAKE_INSTALL_DOCDIR})
+# The docs travel with the package: a user of the installed library reads the engine's,
+# the jit's and the tools' contracts without the source tree.
+file(GLOB _streampipe_docs ${PROJECT_SOURCE_DIR}/docs/*.md)
+install(FILES ${PROJECT_SOURCE_DIR}/LICENSE ${PROJECT_SOURCE_DIR}/README.md ${_streampipe_docs}
+        DESTINATION ${CMAKE_INSTALL_DOCDIR})
 
 configure_package_config_file(${PROJECT_SOURCE_DIR}/cmake/streampipeConfig.cmake.in
   ${PROJECT_BINARY_DIR}/streampipeConfig.cmake

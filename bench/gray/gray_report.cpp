@@ -52,14 +52,14 @@ std::vector<std::string> gray_device_lines(const tools::gray::RunSummary& s) {
   std::vector<std::string> lines;
   for (const auto& m : s.devices) {
     const auto& d = m.device;
-    using State = pipeline::DeviceReport::State;
-    if (d.state == State::ready || d.state == State::lost) {
+    using DeviceState = pipeline::DeviceReport::State;
+    if (d.state == DeviceState::ready || d.state == DeviceState::lost) {
       std::string line = fmt::format("{}: {} file(s), {:.0f}% of the work, {:.1f} images/s", d.name, m.files,
                                      100 * m.share, m.images_per_s);
       if (d.device != pipeline::kCpuDevice)
         line += fmt::format("; joined {:.2f} s after the start (its own start {:.2f} s)", d.joined_ms / 1e3,
                             d.start_ms / 1e3);
-      if (d.state == State::lost) line += fmt::format("; lost: {}", d.reason);
+      if (d.state == DeviceState::lost) line += fmt::format("; lost: {}", d.reason);
       lines.push_back(std::move(line));
     } else {
       lines.push_back(fmt::format("{}: {}{}", d.name, pipeline::device_state_name(d.state),

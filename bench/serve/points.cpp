@@ -16,8 +16,6 @@ namespace {
 
 using namespace streampipe::serving;
 
-std::string ms(double v) { return fmt::format("{:.3f}", v); }
-
 std::unique_ptr<BatchExecutor> make_executor(const Config& c, const Setup& s, const ModeSpec& mode, std::size_t lanes) {
 #if defined(STREAMPIPE_HAVE_CUBLAS)
   if (s.gpu)
@@ -96,8 +94,8 @@ std::vector<Point> serve_points(const Config& c, const Setup& s, nlohmann::json*
       p.server = report::summarize(run);
       if (c.report) print(report::format_report(run, p.server));
       if (report_runs != nullptr) report_runs->push_back(report::report_json(run, p.server));
-      print(fmt::format("  {:<8} {:>20}: {:>10.0f} req/s, p50 {} ms, p99 {} ms, mean batch {:.1f}, verified {}/{}{}{}\n",
-                        mode.key, load_label, p.qps.median, ms(p.latency.median), ms(p.latency.p99),
+      print(fmt::format("  {:<8} {:>20}: {:>10.0f} req/s, p50 {:.3f} ms, p99 {:.3f} ms, mean batch {:.1f}, verified {}/{}{}{}\n",
+                        mode.key, load_label, p.qps.median, p.latency.median, p.latency.p99,
                         p.server.mean_batch, p.load.verified - p.load.mismatched, p.load.verified,
                         p.load.errors > 0 ? fmt::format(", {} errors: {}", p.load.errors, p.load.first_error) : "",
                         open_loop ? fmt::format(", {} rejected (queue full), {} dropped (client out of buffers)",

@@ -9,12 +9,6 @@
 #endif
 
 namespace streampipe::io::detail {
-namespace {
-
-constexpr std::size_t kMinRun = 3, kMaxRun = 258;
-
-}  // namespace
-
 void scan_runs(std::span<const std::uint8_t> data, std::size_t begin, std::size_t end, std::vector<Run>& runs,
                std::span<std::uint32_t, 256> literals) {
   const std::uint8_t* d = data.data();

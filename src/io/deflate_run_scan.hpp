@@ -14,6 +14,9 @@
 
 namespace streampipe::io::detail {
 
+// Deflate's match lengths: shorter repeats are cheaper as literals, longer ones split.
+inline constexpr std::size_t kMinRun = 3, kMaxRun = 258;
+
 struct Run {
   std::uint32_t at;      // its first byte, which repeats the byte at at - 1
   std::uint32_t length;  // 3-258

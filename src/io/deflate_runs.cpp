@@ -23,7 +23,6 @@ namespace {
 constexpr std::size_t kBlockBytes = std::size_t{256} << 10;  // input per block
 constexpr int kLiteralLengthCodes = 286;
 constexpr int kEndOfBlock = 256;
-constexpr std::size_t kMinRun = 3, kMaxRun = 258;
 
 // Length 3-258 -> its code (257-285), extra bits and their value.
 struct LengthCode {

@@ -27,7 +27,7 @@ std::vector<std::string> life(std::vector<std::string> args) {
   return args;
 }
 
-Case refused(std::string name, std::vector<std::string> args, std::vector<std::string> mentions,
+Case life_refused(std::string name, std::vector<std::string> args, std::vector<std::string> mentions,
              std::function<void(Dir)> extra_setup = {}) {
   Case c;
   c.name = std::move(name);
@@ -46,13 +46,13 @@ Case refused(std::string name, std::vector<std::string> args, std::vector<std::s
 std::vector<Case> life_cases() {
   std::vector<Case> cases;
   // --devices: malformed lists are bad usage on every backend (here the host's).
-  cases.push_back(refused("life_devices_named_twice", {"--devices", "0,1,0"}, {"--devices", "GPU 0 is named twice"}));
-  cases.push_back(refused("life_devices_empty_entry", {"--devices", "0,,1"}, {"--devices", "empty entry"}));
-  cases.push_back(refused("life_devices_negative", {"--devices", "1,-2"}, {"--devices", "-2 is negative"}));
-  cases.push_back(refused("life_devices_not_a_number", {"--devices", "gpu0"}, {"--devices", "'gpu0' is not a GPU index"}));
-  cases.push_back(refused("life_device_option_is_gone", {"--device", "0"}, {"--device"}));
+  cases.push_back(life_refused("life_devices_named_twice", {"--devices", "0,1,0"}, {"--devices", "GPU 0 is named twice"}));
+  cases.push_back(life_refused("life_devices_empty_entry", {"--devices", "0,,1"}, {"--devices", "empty entry"}));
+  cases.push_back(life_refused("life_devices_negative", {"--devices", "1,-2"}, {"--devices", "-2 is negative"}));
+  cases.push_back(life_refused("life_devices_not_a_number", {"--devices", "gpu0"}, {"--devices", "'gpu0' is not a GPU index"}));
+  cases.push_back(life_refused("life_device_option_is_gone", {"--device", "0"}, {"--device"}));
   // A negative seed would wrap around to a huge one: refused, not reinterpreted.
-  cases.push_back(refused("life_seed_negative", {"--seed", "-1"}, {"--seed", "'-1' is negative"}));
+  cases.push_back(life_refused("life_seed_negative", {"--seed", "-1"}, {"--seed", "'-1' is negative"}));
   {
     // On the host backend a list names simulated devices: universe u goes to the (u mod n)-th.
     Case c;
@@ -67,27 +67,27 @@ std::vector<Case> life_cases() {
     cases.push_back(std::move(c));
   }
   // Patterns.
-  cases.push_back(refused("life_pattern_corrupt", {"-p", "bad.rle"}, {"bad.rle:2"},
+  cases.push_back(life_refused("life_pattern_corrupt", {"-p", "bad.rle"}, {"bad.rle:2"},
                           [](Dir d) { write_text(d / "bad.rle", "x = 3, y = 3\nbob$2bq$3o!\n"); }));
-  cases.push_back(refused("life_pattern_missing", {"-p", "nothing.rle"}, {"nothing.rle"}));
-  cases.push_back(refused("life_pattern_empty_file", {"-p", "empty.rle"}, {"empty.rle"},
+  cases.push_back(life_refused("life_pattern_missing", {"-p", "nothing.rle"}, {"nothing.rle"}));
+  cases.push_back(life_refused("life_pattern_empty_file", {"-p", "empty.rle"}, {"empty.rle"},
                           [](Dir d) { write_text(d / "empty.rle", ""); }));
-  cases.push_back(refused("life_pattern_fifo", {"-p", "pipe.rle"}, {"pipe.rle", "FIFO"},
+  cases.push_back(life_refused("life_pattern_fifo", {"-p", "pipe.rle"}, {"pipe.rle", "FIFO"},
                           [](Dir d) { ASSERT_EQ(::mkfifo((d / "pipe.rle").c_str(), 0644), 0); }));
-  cases.push_back(refused("life_pattern_device", {"-p", "/dev/zero"}, {"/dev/zero", "character device"}));
+  cases.push_back(life_refused("life_pattern_device", {"-p", "/dev/zero"}, {"/dev/zero", "character device"}));
   {
-    Case c = refused("life_pattern_huge_header", {"-p", "huge.rle", "--size", "64x64"}, {"huge.rle"}, [](Dir d) {
+    Case c = life_refused("life_pattern_huge_header", {"-p", "huge.rle", "--size", "64x64"}, {"huge.rle"}, [](Dir d) {
       write_text(d / "huge.rle", "x = 2000000000, y = 2000000000, rule = B3/S23\n2000000000o!\n");
     });
     c.address_space_limit = std::uint64_t{4} << 30;
     cases.push_back(c);
   }
-  cases.push_back(refused("life_pattern_above_max_cells", {"-p", "glider.rle", "--max-cells", "4"},
+  cases.push_back(life_refused("life_pattern_above_max_cells", {"-p", "glider.rle", "--max-cells", "4"},
                           {"glider.rle", "--max-cells"}));
   cases.push_back(
-      refused("life_pattern_larger_than_board", {"-p", "glider.rle", "--size", "2x2"}, {"glider.rle", "does not fit"}));
+      life_refused("life_pattern_larger_than_board", {"-p", "glider.rle", "--size", "2x2"}, {"glider.rle", "does not fit"}));
   {
-    Case c = refused("life_pattern_unreadable", {"-p", "glider.rle"}, {"glider.rle", "Permission denied"});
+    Case c = life_refused("life_pattern_unreadable", {"-p", "glider.rle"}, {"glider.rle", "Permission denied"});
     c.setup = [](Dir d) {
       patterns(d);
       share_with_everyone(d);
@@ -98,25 +98,25 @@ std::vector<Case> life_cases() {
   }
 
   // Outputs against the pattern, earlier outputs, frames and special files.
-  cases.push_back(refused("life_population_is_the_pattern",
+  cases.push_back(life_refused("life_population_is_the_pattern",
                           {"-p", "glider.rle", "--population", "glider.rle", "--force"},
                           {"--population", "glider.rle", "input"}));
-  cases.push_back(refused("life_json_is_the_pattern_through_a_link",
+  cases.push_back(life_refused("life_json_is_the_pattern_through_a_link",
                           {"-p", "glider.rle", "--json", "alias.rle", "--force", "--allow-special-outputs"},
                           {"--json", "alias.rle", "input"},
                           [](Dir d) { fs::create_symlink("glider.rle", d / "alias.rle"); }));
-  cases.push_back(refused("life_population_exists_without_force", {"-g", "3", "--population", "earlier.csv"},
+  cases.push_back(life_refused("life_population_exists_without_force", {"-g", "3", "--population", "earlier.csv"},
                           {"--population", "earlier.csv", "--force"}));
-  cases.push_back(refused("life_json_dev_stdout_forced", {"-g", "3", "--json", "/dev/stdout", "--force"},
+  cases.push_back(life_refused("life_json_dev_stdout_forced", {"-g", "3", "--json", "/dev/stdout", "--force"},
                           {"--json", "/dev/stdout", "symbolic link"}));
   cases.push_back(
-      refused("life_population_is_a_frame",
+      life_refused("life_population_is_a_frame",
               {"-g", "4", "--snapshot-every", "2", "-o", "frames", "--population", "frames/life-u0-g000002.png"},
               {"--population", "frame"}));
-  cases.push_back(refused("life_frame_exists_without_force", {"-g", "4", "--snapshot-every", "2", "-o", "frames"},
+  cases.push_back(life_refused("life_frame_exists_without_force", {"-g", "4", "--snapshot-every", "2", "-o", "frames"},
                           {"-o frames", "life-u0-g000004.png"},
                           [](Dir d) { write_png(d / "frames" / "life-u0-g000004.png", 4, 4); }));
-  cases.push_back(refused("life_frame_is_a_symlink_forced",
+  cases.push_back(life_refused("life_frame_is_a_symlink_forced",
                           {"-g", "4", "--snapshot-every", "2", "-o", "frames", "--force"},
                           {"life-u0-g000002.png", "symbolic link"}, [](Dir d) {
                             fs::create_directories(d / "frames");
@@ -124,20 +124,20 @@ std::vector<Case> life_cases() {
                           }));
 
   // Numbers and names.
-  cases.push_back(refused("life_size_not_wxh", {"--size", "10"}, {"--size"}));
-  cases.push_back(refused("life_size_without_cells", {"--size", "0x5"}, {"--size"}));
-  cases.push_back(refused("life_size_no_board_can_have", {"--size", "4294967295x4294967295"}, {"--size", "too large"}));
-  cases.push_back(refused("life_density_nan", {"--density", "nan"}, {"--density", "nan"}));
-  cases.push_back(refused("life_density_infinite", {"--density", "inf"}, {"--density"}));
-  cases.push_back(refused("life_density_negative", {"--density", "-0.5"}, {"--density"}));
-  cases.push_back(refused("life_fps_nan", {"--fps", "nan"}, {"--fps", "nan"}));
-  cases.push_back(refused("life_generations_negative", {"-g", "-5"}, {"--generations"}));
-  cases.push_back(refused("life_universes_zero", {"-u", "0"}, {"--universes"}));
-  cases.push_back(refused("life_kernel_unknown", {"--kernel", "warp"}, {"--kernel", "warp"}));
+  cases.push_back(life_refused("life_size_not_wxh", {"--size", "10"}, {"--size"}));
+  cases.push_back(life_refused("life_size_without_cells", {"--size", "0x5"}, {"--size"}));
+  cases.push_back(life_refused("life_size_no_board_can_have", {"--size", "4294967295x4294967295"}, {"--size", "too large"}));
+  cases.push_back(life_refused("life_density_nan", {"--density", "nan"}, {"--density", "nan"}));
+  cases.push_back(life_refused("life_density_infinite", {"--density", "inf"}, {"--density"}));
+  cases.push_back(life_refused("life_density_negative", {"--density", "-0.5"}, {"--density"}));
+  cases.push_back(life_refused("life_fps_nan", {"--fps", "nan"}, {"--fps", "nan"}));
+  cases.push_back(life_refused("life_generations_negative", {"-g", "-5"}, {"--generations"}));
+  cases.push_back(life_refused("life_universes_zero", {"-u", "0"}, {"--universes"}));
+  cases.push_back(life_refused("life_kernel_unknown", {"--kernel", "warp"}, {"--kernel", "warp"}));
   cases.push_back(
-      refused("life_offset_outside", {"-p", "glider.rle", "--size", "8x8", "--offset", "9,0"}, {"--offset"}));
-  cases.push_back(refused("life_snapshots_without_folder", {"--snapshot-every", "2"}, {"--snapshot-every"}));
-  cases.push_back(refused("life_json_empty_name", {"--json", ""}, {"--json", "''"}));
+      life_refused("life_offset_outside", {"-p", "glider.rle", "--size", "8x8", "--offset", "9,0"}, {"--offset"}));
+  cases.push_back(life_refused("life_snapshots_without_folder", {"--snapshot-every", "2"}, {"--snapshot-every"}));
+  cases.push_back(life_refused("life_json_empty_name", {"--json", ""}, {"--json", "''"}));
 
   // Population to a standard output that cannot take it.
   {
@@ -171,32 +171,32 @@ std::vector<Case> life_cases() {
   // with the bytes needed and available (1025 boards of 4 GiB: more than any machine has;
   // the address-space limit keeps a build without the check from taking the machine).
   {
-    Case c = refused("life_boards_beyond_the_memory_available", {"--size", "65536x65536", "-u", "1024"},
+    Case c = life_refused("life_boards_beyond_the_memory_available", {"--size", "65536x65536", "-u", "1024"},
                      {"1025 board(s) of 65536x65536 cells needs", "is available"});
     c.address_space_limit = std::uint64_t{4} << 30;
     cases.push_back(c);
   }
-  cases.push_back(refused("life_boards_beyond_max_memory", {"--size", "4096x4096", "-u", "64", "--max-memory-mib", "256"},
+  cases.push_back(life_refused("life_boards_beyond_max_memory", {"--size", "4096x4096", "-u", "64", "--max-memory-mib", "256"},
                           {"needs", "--max-memory-mib 256"}));
   // Class 21: a frame too large for --scale is refused up front (exit 2), not after the work.
   {
-    Case c = refused("life_frame_too_large_for_scale",
+    Case c = life_refused("life_frame_too_large_for_scale",
                      {"--size", "50000x50000", "-g", "0", "--snapshot-every", "1", "-o", "frames"},
                      {"--scale 1", "too large"});
     c.address_space_limit = std::uint64_t{8} << 30;
     cases.push_back(c);
   }
   // Class 18: a flag taken as a file name.
-  cases.push_back(refused("life_population_takes_a_flag_as_its_name", {"-g", "3", "--population", "--force"},
+  cases.push_back(life_refused("life_population_takes_a_flag_as_its_name", {"-g", "3", "--population", "--force"},
                           {"--population", "'--force' looks like an option"}));
   // Class 2: --population never replaces an image an option took by mistake.
-  cases.push_back(refused("life_population_over_an_image_forced", {"-g", "3", "--population", "pic.png", "--force"},
+  cases.push_back(life_refused("life_population_over_an_image_forced", {"-g", "3", "--population", "pic.png", "--force"},
                           {"--population", "pic.png", "a PNG image"}, [](Dir d) { write_png(d / "pic.png"); }));
   // Class 19: a limit of -1 is not "no limit", a seed past 2^64 - 1 is not saturated, and a
   // leading zero is not octal.
-  cases.push_back(refused("life_max_cells_negative", {"-p", "glider.rle", "--max-cells", "-1"},
+  cases.push_back(life_refused("life_max_cells_negative", {"-p", "glider.rle", "--max-cells", "-1"},
                           {"--max-cells", "'-1' is negative"}));
-  cases.push_back(refused("life_seed_beyond_64_bits", {"--seed", "18446744073709551616"}, {"--seed", "out of range"}));
+  cases.push_back(life_refused("life_seed_beyond_64_bits", {"--seed", "18446744073709551616"}, {"--seed", "out of range"}));
   {
     Case c;
     c.name = "life_generations_with_a_leading_zero_are_decimal";

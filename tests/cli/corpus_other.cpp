@@ -21,7 +21,7 @@ void earlier_outputs(Dir d) {
   write_png(d / "renders" / "earlier.png", 8, 8);
 }
 
-Case refused(std::string name, std::vector<std::string> args, std::vector<std::string> mentions,
+Case refused_beside_outputs(std::string name, std::vector<std::string> args, std::vector<std::string> mentions,
              std::function<void(Dir)> extra_setup = {}) {
   Case c;
   c.name = std::move(name);
@@ -46,29 +46,29 @@ std::vector<Case> other_cases() {
   std::vector<Case> cases;
   // mandelbrot: numbers.
   cases.push_back(
-      refused("mandelbrot_width_nan", mandelbrot({"--center", "0,0", "--width", "nan"}), {"--width", "nan"}));
-  cases.push_back(refused("mandelbrot_width_infinite", mandelbrot({"--center", "0,0", "--width", "inf"}), {"--width"}));
-  cases.push_back(refused("mandelbrot_width_negative", mandelbrot({"--center", "0,0", "--width", "-2"}), {"--width"}));
-  cases.push_back(refused("mandelbrot_width_without_center", mandelbrot({"--width", "2"}), {"--width", "--center"}));
-  cases.push_back(refused("mandelbrot_region_nan", mandelbrot({"--region", "-2,1,nan,1"}), {"--region", "nan"}));
-  cases.push_back(refused("mandelbrot_center_infinite", mandelbrot({"--center", "inf,0"}), {"--center", "inf"}));
-  cases.push_back(refused("mandelbrot_size_not_wxh", mandelbrot({"--size", "12"}), {"--size"}));
-  cases.push_back(refused("mandelbrot_iterations_zero", mandelbrot({"-i", "0"}), {"--iterations"}));
+      refused_beside_outputs("mandelbrot_width_nan", mandelbrot({"--center", "0,0", "--width", "nan"}), {"--width", "nan"}));
+  cases.push_back(refused_beside_outputs("mandelbrot_width_infinite", mandelbrot({"--center", "0,0", "--width", "inf"}), {"--width"}));
+  cases.push_back(refused_beside_outputs("mandelbrot_width_negative", mandelbrot({"--center", "0,0", "--width", "-2"}), {"--width"}));
+  cases.push_back(refused_beside_outputs("mandelbrot_width_without_center", mandelbrot({"--width", "2"}), {"--width", "--center"}));
+  cases.push_back(refused_beside_outputs("mandelbrot_region_nan", mandelbrot({"--region", "-2,1,nan,1"}), {"--region", "nan"}));
+  cases.push_back(refused_beside_outputs("mandelbrot_center_infinite", mandelbrot({"--center", "inf,0"}), {"--center", "inf"}));
+  cases.push_back(refused_beside_outputs("mandelbrot_size_not_wxh", mandelbrot({"--size", "12"}), {"--size"}));
+  cases.push_back(refused_beside_outputs("mandelbrot_iterations_zero", mandelbrot({"-i", "0"}), {"--iterations"}));
   cases.push_back(
-      refused("mandelbrot_precision_unknown", mandelbrot({"--precision", "half"}), {"--precision", "half"}));
-  cases.push_back(refused("mandelbrot_image_name_with_folder", mandelbrot({"--image", "sub/m.png"}), {"--image"}));
+      refused_beside_outputs("mandelbrot_precision_unknown", mandelbrot({"--precision", "half"}), {"--precision", "half"}));
+  cases.push_back(refused_beside_outputs("mandelbrot_image_name_with_folder", mandelbrot({"--image", "sub/m.png"}), {"--image"}));
   // mandelbrot: outputs.
-  cases.push_back(refused("mandelbrot_image_is_dev_null_forced",
+  cases.push_back(refused_beside_outputs("mandelbrot_image_is_dev_null_forced",
                           mandelbrot({"-o", "/dev", "--image", "null", "--force"}),
                           {"--image", "/dev/null", "character device"}));
-  cases.push_back(refused("mandelbrot_json_symlink_forced", mandelbrot({"--no-image", "--json", "l.json", "--force"}),
+  cases.push_back(refused_beside_outputs("mandelbrot_json_symlink_forced", mandelbrot({"--no-image", "--json", "l.json", "--force"}),
                           {"--json", "l.json", "symbolic link"},
                           [](Dir d) { fs::create_symlink("earlier.json", d / "l.json"); }));
-  cases.push_back(refused("mandelbrot_image_exists_without_force",
+  cases.push_back(refused_beside_outputs("mandelbrot_image_exists_without_force",
                           mandelbrot({"-o", "renders", "--image", "earlier.png"}),
                           {"--image", "renders/earlier.png", "--force"}));
   cases.push_back(
-      refused("mandelbrot_output_folder_is_a_file", mandelbrot({"-o", "earlier.json"}), {"-o", "earlier.json"}));
+      refused_beside_outputs("mandelbrot_output_folder_is_a_file", mandelbrot({"-o", "earlier.json"}), {"-o", "earlier.json"}));
   {
     Case c;
     c.name = "mandelbrot_json_into_a_full_device";
@@ -98,13 +98,13 @@ std::vector<Case> other_cases() {
   }
 
   // mandelbrot --devices.
-  cases.push_back(refused("mandelbrot_devices_named_twice", mandelbrot({"--no-image", "--devices", "2,2"}),
+  cases.push_back(refused_beside_outputs("mandelbrot_devices_named_twice", mandelbrot({"--no-image", "--devices", "2,2"}),
                           {"--devices", "GPU 2 is named twice"}));
-  cases.push_back(refused("mandelbrot_devices_too_large", mandelbrot({"--no-image", "--devices", "12345678901"}),
+  cases.push_back(refused_beside_outputs("mandelbrot_devices_too_large", mandelbrot({"--no-image", "--devices", "12345678901"}),
                           {"--devices", "too large"}));
   // --backend auto: a list names GPUs; 999 is missing here with or without a GPU, and the
   // message says what there is.
-  cases.push_back(refused("mandelbrot_devices_missing_gpu",
+  cases.push_back(refused_beside_outputs("mandelbrot_devices_missing_gpu",
                           {"mandelbrot", "--size", "24x16", "-i", "50", "--no-image", "--devices", "999"},
                           {"--devices 999", "this machine has"}));
   {
@@ -122,15 +122,15 @@ std::vector<Case> other_cases() {
     cases.push_back(std::move(c));
   }
   // info, bench, serve-bench, demo.
-  cases.push_back(refused("info_devices_missing_gpu", {"info", "--no-measure", "--devices", "0,999"},
+  cases.push_back(refused_beside_outputs("info_devices_missing_gpu", {"info", "--no-measure", "--devices", "0,999"},
                           {"--devices 0,999", "this machine has"}));
-  cases.push_back(refused("info_devices_empty", {"info", "--no-measure", "--devices", ""}, {"--devices is empty"}));
-  cases.push_back(refused("info_devices_all_in_a_list", {"info", "--no-measure", "--devices", "all,1"},
+  cases.push_back(refused_beside_outputs("info_devices_empty", {"info", "--no-measure", "--devices", ""}, {"--devices is empty"}));
+  cases.push_back(refused_beside_outputs("info_devices_all_in_a_list", {"info", "--no-measure", "--devices", "all,1"},
                           {"--devices", "'all' is not a GPU index"}));
-  cases.push_back(refused("info_device_option_is_gone", {"info", "-d", "0"}, {"-d"}));
-  cases.push_back(refused("info_runs_zero", {"info", "--runs", "0"}, {"--runs"}));
-  cases.push_back(refused("info_size_not_a_number", {"info", "--size-mib", "lots"}, {"--size-mib"}));
-  cases.push_back(refused("info_json_exists_without_force", {"info", "--no-measure", "--json", "earlier.json"},
+  cases.push_back(refused_beside_outputs("info_device_option_is_gone", {"info", "-d", "0"}, {"-d"}));
+  cases.push_back(refused_beside_outputs("info_runs_zero", {"info", "--runs", "0"}, {"--runs"}));
+  cases.push_back(refused_beside_outputs("info_size_not_a_number", {"info", "--size-mib", "lots"}, {"--size-mib"}));
+  cases.push_back(refused_beside_outputs("info_json_exists_without_force", {"info", "--no-measure", "--json", "earlier.json"},
                           {"--json", "earlier.json", "--force"}));
   {
     Case c;
@@ -142,16 +142,16 @@ std::vector<Case> other_cases() {
     c.stdout_path = "/dev/full";
     cases.push_back(c);
   }
-  cases.push_back(refused("bench_unknown_benchmark", {"bench", "frobnicate"}, {"frobnicate"}));
-  cases.push_back(refused("bench_runs_zero", {"bench", "streams", "--runs", "0"}, {"--runs"}));
-  cases.push_back(refused("serve_bench_json_and_svg_one_file",
+  cases.push_back(refused_beside_outputs("bench_unknown_benchmark", {"bench", "frobnicate"}, {"frobnicate"}));
+  cases.push_back(refused_beside_outputs("bench_runs_zero", {"bench", "streams", "--runs", "0"}, {"--runs"}));
+  cases.push_back(refused_beside_outputs("serve_bench_json_and_svg_one_file",
                           {"serve-bench", "--backend", "host", "--json", "s.out", "--svg", "s.out"},
                           {"--json", "--svg", "both name"}));
-  cases.push_back(refused("demo_output_folder_is_a_file", {"demo", "-o", "earlier.json"}, {"-o", "earlier.json"}));
+  cases.push_back(refused_beside_outputs("demo_output_folder_is_a_file", {"demo", "-o", "earlier.json"}, {"-o", "earlier.json"}));
 
   // The top level.
-  cases.push_back(refused("top_no_command", {}, {"subcommand"}));
-  cases.push_back(refused("top_unknown_command", {"frobnicate"}, {"frobnicate"}));
+  cases.push_back(refused_beside_outputs("top_no_command", {}, {"subcommand"}));
+  cases.push_back(refused_beside_outputs("top_unknown_command", {"frobnicate"}, {"frobnicate"}));
   {
     Case c;
     c.name = "top_help_to_a_full_standard_output";
@@ -167,7 +167,7 @@ std::vector<Case> other_cases() {
   // refused up front against the memory the run may take (here --max-memory-mib, so that
   // the case is the same on every machine; life's case checks the machine's own figure).
   {
-    Case c = refused("mandelbrot_largest_size_beyond_max_memory",
+    Case c = refused_beside_outputs("mandelbrot_largest_size_beyond_max_memory",
                      {"mandelbrot", "--backend", "host", "--size", "65536x65536", "-i", "50", "--max-memory-mib",
                       "1024"},
                      {"a 65536x65536 image needs", "(--max-memory-mib 1024)"});
@@ -175,15 +175,15 @@ std::vector<Case> other_cases() {
     cases.push_back(c);
   }
   // Classes 2 and 18: --json over an image, and a flag taken as a file name.
-  cases.push_back(refused("mandelbrot_json_over_an_image_forced",
+  cases.push_back(refused_beside_outputs("mandelbrot_json_over_an_image_forced",
                           mandelbrot({"--no-image", "--json", "renders/earlier.png", "--force"}),
                           {"--json", "renders/earlier.png", "a PNG image"}));
-  cases.push_back(refused("mandelbrot_image_takes_a_flag_as_its_name", mandelbrot({"--image", "--force"}),
+  cases.push_back(refused_beside_outputs("mandelbrot_image_takes_a_flag_as_its_name", mandelbrot({"--image", "--force"}),
                           {"--image", "'--force' looks like an option"}));
-  cases.push_back(refused("info_json_takes_a_flag_as_its_name", {"info", "--no-measure", "--json", "--force"},
+  cases.push_back(refused_beside_outputs("info_json_takes_a_flag_as_its_name", {"info", "--no-measure", "--json", "--force"},
                           {"--json", "'--force' looks like an option"}));
   // Class 19: a count of 010 is ten, not octal eight, and hexadecimal is not a count.
-  cases.push_back(refused("info_runs_in_hexadecimal", {"info", "--no-measure", "--runs", "0x10"},
+  cases.push_back(refused_beside_outputs("info_runs_in_hexadecimal", {"info", "--no-measure", "--runs", "0x10"},
                           {"--runs", "'0x10' is not a whole number"}));
   return cases;
 }

@@ -23,7 +23,7 @@ namespace fs = std::filesystem;
 
 namespace {
 
-const char* source = R"(extern "C" __global__ void twice(float* x) { x[threadIdx.x] *= 2.0f; })";
+const char* twice_source = R"(extern "C" __global__ void twice(float* x) { x[threadIdx.x] *= 2.0f; })";
 
 using streampipe::jit::test_support::TempDir;
 
@@ -50,7 +50,7 @@ struct Umask {
 TEST(DiskCacheTrust, FolderAndEntriesArePrivateWhateverTheUmask) {
   TempDir s;
   const fs::path dir = s.path() / "deep" / "cache";
-  const Program p("private.cu", source);
+  const Program p("private.cu", twice_source);
   {
     const Umask open(0);
     LoadStats st;
@@ -69,7 +69,7 @@ TEST(DiskCacheTrust, FolderAndEntriesArePrivateWhateverTheUmask) {
 
 TEST(DiskCacheTrust, WhatOthersCanWriteIsRefusedNeverLoaded) {
   TempDir s;
-  const Program p("shared.cu", source);
+  const Program p("shared.cu", twice_source);
   const DiskCache cache(s.path());
   const CacheKey key = cache_key(p, "sm_90");
   ASSERT_EQ(cache.store(key, compile(p, "sm_90")), "");
@@ -96,7 +96,7 @@ TEST(DiskCacheTrust, WhatOthersCanWriteIsRefusedNeverLoaded) {
 TEST(DiskCacheTrust, EntriesOfAnotherUserAreRefused) {
   if (::geteuid() != 0) GTEST_SKIP() << "giving a file to another user needs root";
   TempDir s;
-  const Program p("theirs.cu", source);
+  const Program p("theirs.cu", twice_source);
   const DiskCache cache(s.path());
   const CacheKey key = cache_key(p, "sm_90");
   ASSERT_EQ(cache.store(key, compile(p, "sm_90")), "");
@@ -109,7 +109,7 @@ TEST(DiskCacheTrust, EntriesOfAnotherUserAreRefused) {
 // A FIFO would block the read until a writer came, /dev/zero never end.
 TEST(DiskCacheTrust, EntriesThatAreNotRegularFilesAreNeverOpened) {
   TempDir s;
-  const Program p("kinds.cu", source);
+  const Program p("kinds.cu", twice_source);
   const DiskCache cache(s.path());
   const CacheKey key = cache_key(p, "sm_90");
   const fs::path entry = cache.entry_path(key);
@@ -128,7 +128,7 @@ TEST(DiskCacheTrust, EntriesThatAreNotRegularFilesAreNeverOpened) {
 // Its size and magic before the rest: a large file of garbage costs a few bytes of reading.
 TEST(DiskCacheTrust, GarbageIsRejectedFromItsFirstBytes) {
   TempDir s;
-  const Program p("garbage.cu", source);
+  const Program p("garbage.cu", twice_source);
   const DiskCache cache(s.path());
   const CacheKey key = cache_key(p, "sm_90");
   const fs::path entry = cache.entry_path(key);
@@ -152,7 +152,7 @@ TEST(DiskCacheTrust, GarbageIsRejectedFromItsFirstBytes) {
 TEST(DiskCacheTrust, AnIncludeThatFindsAFifoIsRefused) {
   TempDir s;
   ASSERT_EQ(::mkfifo((s.path() / "pipe.h").c_str(), 0600), 0);
-  Program p("inc.cu", std::string("#include \"pipe.h\"\n") + source);
+  Program p("inc.cu", std::string("#include \"pipe.h\"\n") + twice_source);
   p.include_dir(s.path().string());
   try {
     (void)cache_key(p, "sm_90");

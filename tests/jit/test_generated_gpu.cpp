@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // ElementwiseKernel and ReductionKernel on a device against CPU references, on random data
 // of odd sizes, through both the vectorized (aligned) and the plain (misaligned) paths.
+#include "device_arrays.hpp"
 #include "support/gpu.hpp"
 
 #include "streampipe/cuda/device_buffer.hpp"
@@ -22,38 +23,9 @@
 
 using namespace streampipe;
 using namespace streampipe::jit;
+using namespace streampipe::jit::test_support;
 
 namespace {
-
-template <typename T>
-DeviceBuffer<T> upload(const Device& gpu, const std::vector<T>& h, std::size_t pad = 0) {
-  DeviceBuffer<T> d(gpu, h.size() + pad);
-  SP_CUDA_CHECK(cudaMemset(d.data(), 0xff, d.bytes()));
-  if (!h.empty()) SP_CUDA_CHECK(cudaMemcpy(d.data() + pad, h.data(), h.size() * sizeof(T), cudaMemcpyHostToDevice));
-  // From pageable memory cudaMemcpy may return before its last DMA lands, and the tests'
-  // kernels run on non-blocking streams, which do not wait for the legacy stream.
-  SP_CUDA_CHECK(cudaDeviceSynchronize());
-  return d;
-}
-template <typename T>
-std::vector<T> download(const T* d, std::size_t n) {
-  std::vector<T> h(n);
-  if (n > 0) SP_CUDA_CHECK(cudaMemcpy(h.data(), d, n * sizeof(T), cudaMemcpyDeviceToHost));
-  return h;
-}
-std::vector<float> random_floats(std::size_t n, unsigned seed, float lo = -1.0f, float hi = 1.0f) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> dist(lo, hi);
-  std::vector<float> v(n);
-  for (auto& x : v) x = dist(rng);
-  return v;
-}
-
-CacheOptions memory_only() {
-  CacheOptions o;
-  o.disk = false;
-  return o;
-}
 
 const std::size_t sizes[] = {1, 2, 3, 5, 7, 255, 1023, 4099, 1000003};
 

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // Modules on a device: load, typed and untyped launches, error paths, the caches.
+#include "device_arrays.hpp"
 #include "support/gpu.hpp"
 
 #include "streampipe/cuda/device_buffer.hpp"
@@ -20,6 +21,7 @@
 
 using namespace streampipe;
 using namespace streampipe::jit;
+using namespace streampipe::jit::test_support;
 namespace fs = std::filesystem;
 
 namespace {
@@ -37,39 +39,8 @@ template <typename T> __global__ void axpb(T* x, T a, T b, unsigned long long n)
 __device__ int counter;
 )";
 
-template <typename T>
-std::vector<T> download(const DeviceBuffer<T>& d) {
-  std::vector<T> h(d.size());
-  SP_CUDA_CHECK(cudaMemcpy(h.data(), d.data(), d.bytes(), cudaMemcpyDeviceToHost));
-  return h;
-}
-template <typename T>
-DeviceBuffer<T> upload(const Device& gpu, const std::vector<T>& h) {
-  DeviceBuffer<T> d(gpu, h.size());
-  SP_CUDA_CHECK(cudaMemcpy(d.data(), h.data(), d.bytes(), cudaMemcpyHostToDevice));
-  return d;
-}
-template <typename T>
-void poison(const DeviceBuffer<T>& d) {
-  SP_CUDA_CHECK(cudaMemset(d.data(), 0xff, d.bytes()));
-}
-
-std::vector<float> random_floats(std::size_t n, unsigned seed) {
-  std::mt19937 rng(seed);
-  std::uniform_real_distribution<float> dist(-100.0f, 100.0f);
-  std::vector<float> v(n);
-  for (auto& x : v) x = dist(rng);
-  return v;
-}
-
 Program kernels_program() {
   return Program("kernels.cu", kernels).name_expression("axpb<int>").name_expression("axpb<double>");
-}
-
-CacheOptions memory_only() {
-  CacheOptions o;
-  o.disk = false;
-  return o;
 }
 
 }  // namespace
@@ -81,7 +52,7 @@ TEST(JitModule, TypedLaunchMatchesCpuOnOddSizes) {
   const auto add = m.kernel<void(const float*, const float*, float*, int)>("add");
   Stream stream(gpu);
   for (const std::size_t n : {1u, 3u, 257u, 100003u}) {
-    const auto a = random_floats(n, 1), b = random_floats(n, 2);
+    const auto a = random_floats(n, 1, -100.0f, 100.0f), b = random_floats(n, 2, -100.0f, 100.0f);
     auto da = upload(gpu, a), db = upload(gpu, b);
     DeviceBuffer<float> dc(gpu, n);
     poison(dc);
@@ -227,7 +198,7 @@ TEST(JitModule, MemoryAndDiskCacheOnTheDevice) {
   // The module loaded from disk works.
   Stream stream(gpu);
   const std::size_t n = 999;
-  const auto a = random_floats(n, 5), b = random_floats(n, 6);
+  const auto a = random_floats(n, 5, -100.0f, 100.0f), b = random_floats(n, 6, -100.0f, 100.0f);
   auto da = upload(gpu, a), db = upload(gpu, b);
   DeviceBuffer<float> dc(gpu, n);
   poison(dc);
@@ -257,7 +228,7 @@ TEST(JitModule, LaunchesFromAnotherThreadAndAnotherCurrentDevice) {
   const Module m = load_module(gpu, kernels_program(), memory_only());
   const auto add = m.kernel<void(const float*, const float*, float*, int)>("add");
   const std::size_t n = 4097;
-  const auto a = random_floats(n, 8), b = random_floats(n, 9);
+  const auto a = random_floats(n, 8, -100.0f, 100.0f), b = random_floats(n, 9, -100.0f, 100.0f);
   auto da = upload(gpu, a), db = upload(gpu, b);
   DeviceBuffer<float> dc(gpu, n);
   poison(dc);

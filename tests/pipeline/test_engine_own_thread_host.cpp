@@ -24,8 +24,8 @@
 namespace streampipe::pipeline {
 namespace {
 
-using testing::finishes_within;
-using testing::result_within;
+using streampipe::testing::finishes_within;
+using streampipe::testing::result_within;
 
 Operation copy_op() {
   Operation op;

@@ -22,7 +22,7 @@ TEST(Statistics, SummarizesLikeNumpy) {
 }
 
 TEST(Statistics, EmptyAndSingle) {
-  EXPECT_EQ(summarize({}).count, 0u);
+  EXPECT_EQ(summarize(std::span<const double>{}).count, 0u);
   const std::vector<double> one = {7};
   const auto s = summarize(one);
   EXPECT_DOUBLE_EQ(s.p99, 7);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // The CPU reference against hand-computed cases and known patterns, and its threads.
 
+#include "life_boards.hpp"
 #include "streampipe/tools/life.hpp"
 #include "streampipe/tools/life_image.hpp"
 #include "streampipe/tools/life_random.hpp"
@@ -13,11 +14,7 @@
 namespace streampipe::tools::life {
 namespace {
 
-Board board_from(std::uint32_t w, std::uint32_t h, std::vector<std::pair<std::uint32_t, std::uint32_t>> live) {
-  Board b = Board::empty(w, h);
-  for (auto [x, y] : live) b.set(x, y, true);
-  return b;
-}
+using test_support::board_from;
 
 Board step(const Board& b) {
   Board out;

@@ -2,6 +2,7 @@
 // Pattern files: RLE and plaintext parsing, rule checks, errors with line numbers, placing;
 // sizes held to PatternLimits before anything is allocated; byte-order marks.
 
+#include "life_boards.hpp"
 #include "streampipe/tools/life.hpp"
 #include "streampipe/tools/life_pattern.hpp"
 
@@ -17,11 +18,7 @@
 namespace streampipe::tools::life {
 namespace {
 
-Board board_from(std::uint32_t w, std::uint32_t h, std::vector<std::pair<std::uint32_t, std::uint32_t>> live) {
-  Board b = Board::empty(w, h);
-  for (auto [x, y] : live) b.set(x, y, true);
-  return b;
-}
+using test_support::board_from;
 
 void expect_error(auto&& parse, const std::string& fragment) {
   try {
