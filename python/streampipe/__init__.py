@@ -19,8 +19,8 @@ from ._arguments import In, InOut, Out
 from ._arrays import LEGACY_STREAM, ArrayInfo, describe, stream_handle
 from ._core import CompileError, CudaError, Error, Event, Stream
 from .engine import Engine, ItemFuture, ItemResult, Report, StageRecord
-from .kernels import (CompileResult, ElementwiseKernel, Function, LoadStats, ReductionKernel, SourceModule, c_type,
-                      compile)
+from .kernels import (DEFAULT_ARCH, CompileResult, ElementwiseKernel, Function, LoadStats, ReductionKernel,
+                      SourceModule, c_type, compile)
 from .memory import (DeviceArray, copy, empty, pinned_copy, pinned_empty, pinned_zeros, to_device, zeros)
 
 _libraries.register(_core)
@@ -72,4 +72,4 @@ __all__ = ["info", "device_count", "synchronize", "set_device", "get_device", "d
            "ElementwiseKernel", "ReductionKernel", "compile", "CompileResult", "LoadStats", "c_type", "In", "Out",
            "InOut", "DeviceArray", "empty", "zeros", "to_device", "pinned_empty", "pinned_zeros", "pinned_copy",
            "copy", "describe", "ArrayInfo", "stream_handle", "LEGACY_STREAM", "Stream", "Event", "Error",
-           "CudaError", "CompileError", "clear_kernel_memory_cache", "imread", "imwrite"]
+           "CudaError", "CompileError", "clear_kernel_memory_cache", "imread", "imwrite", "DEFAULT_ARCH"]
