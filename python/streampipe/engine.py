@@ -235,11 +235,11 @@ class Engine:
                 setattr(o, k, int(plan[k]))
             self.plan_reason = plan["reason"]
         else:
-            self.plan_reason = self._unplanned_reason(gpu_in_set, unplanned, sample is not None)
+            self.plan_reason = self._unplanned_reason(unplanned)
         self._core = _core.Engine(self.operation.core, o, _resolve)
         return self._core
 
-    def _unplanned_reason(self, gpu_in_set: bool, unplanned: List[str], sampled: bool) -> str:
+    def _unplanned_reason(self, unplanned: List[str]) -> str:
         """Why the planner did not run, and what the engine uses instead."""
         o = self._options
         sizes = f"lanes {o.lanes}, depth {o.depth}, batch_items {o.batch_items}"
