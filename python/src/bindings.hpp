@@ -12,6 +12,8 @@
 #include <nanobind/stl/pair.h>
 #include <nanobind/stl/string.h>
 
+#include "streampipe/cuda/device.hpp"
+
 #include <cuda_runtime_api.h>
 
 #include <exception>
@@ -33,6 +35,12 @@ void bind_files(nb::module_& m);       // files.cpp: text files written atomical
 // The Python exception object for a C++ exception (the classes of errors.cpp, ValueError,
 // or the original Python exception when the C++ one carries it). Needs the GIL.
 [[nodiscard]] nb::object to_python_exception(const std::exception_ptr& error);
+
+// Device(index) for an index the user gave. Where the process has no usable GPU at all, a
+// streampipe::Error (streampipe.Error) naming why - no NVIDIA driver, a driver older than
+// the runtime, no device - and what to do, rather than Device's "GPU index 0 does not
+// exist" (IndexError); an index past the GPUs there are stays an IndexError (runtime.cpp).
+[[nodiscard]] Device gpu(int index);
 
 // `text` when it holds no NUL byte; std::invalid_argument (ValueError) "<what>: embedded
 // null byte" otherwise, as Python's open() says (files.cpp).

@@ -1,15 +1,21 @@
 // SPDX-License-Identifier: Apache-2.0
 // Reading and writing PNG/JPEG through the io layer (libpng, libjpeg-turbo), so that the
-// examples and users save what they compute without another image library.
+// examples and users save what they compute without another image library. What the system
+// refuses leaves as an io::ImageError with its errno, which errors.cpp turns into Python's
+// own OSError subclass; the package (streampipe/images.py) picks the format from the name.
 #include "bindings.hpp"
 
 #include "streampipe/io/image.hpp"
+#include "streampipe/report/atomic_file.hpp"
 
 #include <nanobind/ndarray.h>
 
+#include <cerrno>
 #include <cstdint>
 #include <cstring>
 #include <stdexcept>
+
+#include <sys/stat.h>
 
 namespace streampipe::python {
 namespace {
@@ -54,7 +60,9 @@ void bind_images(nb::module_& m) {
     return to_array(std::move(img));
   }, nb::arg("path"), nb::arg("max_pixels") = io::DecodeLimits::kDefaultMaxPixels,
         "A PNG or JPEG file as a uint8/uint16 array (height, width[, channels]). Images above `max_pixels` "
-        "(checked from the header; 0: no limit) are refused; a FIFO or device is refused by its kind.");
+        "(checked from the header; 0: no limit) are refused; a FIFO or device is refused by its kind. A file the "
+        "system refuses raises Python's OSError for its errno (FileNotFoundError...), one refused for its content "
+        "or kind ImageError.");
   m.def("imwrite", [](const std::string& path, const ImageArray& array, const std::string& format, int quality,
                       bool overwrite, int compression) {
     without_nul(path, "path");
@@ -64,11 +72,21 @@ void bind_images(nb::module_& m) {
     const io::PngWriteOptions png{.compression = compression};
     (void)io::resolve_png_encoding(png);  // a bad level is a ValueError before any work
     nb::gil_scoped_release release;
-    io::write_image(path, img, *parsed, quality, overwrite ? io::Overwrite::allow : io::Overwrite::refuse, png);
-  }, nb::arg("path"), nb::arg("array"), nb::arg("format") = "png", nb::arg("quality") = 90,
-        nb::arg("overwrite") = true, nb::arg("compression") = 6,
+    struct stat st {};
+    // FileExistsError, as open(path, "x") says; write_image's own check (and its link step,
+    // should the file appear meanwhile) still stands behind this one.
+    if (!overwrite && ::lstat(path.c_str(), &st) == 0) throw io::ImageError(path, std::strerror(EEXIST), EEXIST);
+    try {
+      io::write_image(path, img, *parsed, quality, overwrite ? io::Overwrite::allow : io::Overwrite::refuse, png);
+    } catch (const report::WriteFileError& e) {
+      // The system refused (no permission, a full disk): Python's OSError for that errno.
+      throw io::ImageError(path, e.what(), e.error_number());
+    }
+  }, nb::arg("path"), nb::arg("array"), nb::arg("format"), nb::arg("quality") = 90, nb::arg("overwrite") = true,
+        nb::arg("compression") = 1,
         "Writes the array as PNG (compression 0-9: 1 is streampipe's fast encoder) or JPEG (quality), "
-        "atomically; an existing link, device, FIFO or socket is refused, never replaced.");
+        "atomically; an existing link, device, FIFO or socket is refused, never replaced. The package's "
+        "imwrite takes the format from the file's extension.");
 }
 
 }  // namespace streampipe::python

@@ -75,7 +75,7 @@ class PySourceModule {
                  const std::vector<std::string>& include_dirs, const std::vector<std::string>& name_expressions,
                  int device, bool cache) {
     const jit::Program program = make_program(name, source, options, include_dirs, name_expressions);
-    const Device d(device);
+    const Device d = gpu(device);
     {
       nb::gil_scoped_release release;
       module_.emplace(jit::load_module(d, program, cache_options(cache), &stats_));
@@ -136,7 +136,7 @@ nb::dict compile_source(const std::string& source, const std::string& name, cons
 // Compiles (or loads) a generated kernel for `device` ahead of its first launch.
 template <typename GeneratedKernel>
 nb::dict prepare_on(const GeneratedKernel& kernel, int device) {
-  const Device d(device);
+  const Device d = gpu(device);
   jit::LoadStats s;
   {
     nb::gil_scoped_release release;
@@ -156,7 +156,7 @@ void bind_kernels(nb::module_& m) {
   m.def("set_nvrtc_search_dirs", &jit::set_nvrtc_search_dirs, nb::arg("dirs"),
         "Folders tried for NVRTC before the loader's search path and the toolkit (before the first compile).");
   m.def("nvrtc_library_path", &jit::nvrtc_library_path, "The NVRTC file in use, loading it; raises Error naming where it looked when NVRTC is not installed.");
-  m.def("default_arch", [](int device) { return jit::default_arch(Device(device)); }, nb::arg("device"));
+  m.def("default_arch", [](int device) { return jit::default_arch(gpu(device)); }, nb::arg("device"));
   m.def("clear_memory_cache", &jit::clear_memory_cache);
 
   nb::class_<jit::Kernel>(m, "Kernel", "A kernel of a loaded module.")
@@ -199,7 +199,7 @@ void bind_kernels(nb::module_& m) {
       .def("launch", [](const jit::ElementwiseKernel& k, std::uintptr_t stream, int device, std::size_t n,
                         const nb::list& args) {
              const auto values = argument_values(args);
-             const StreamRef s(stream_from_handle(stream), device);
+             const StreamRef s(stream_from_handle(stream), gpu(device).index());
              nb::gil_scoped_release release;  // the first launch on a device compiles
              return k.launch_values(s, n, values).vectorized;
            }, nb::arg("stream"), nb::arg("device"), nb::arg("n"), nb::arg("args"));
@@ -223,7 +223,7 @@ void bind_kernels(nb::module_& m) {
       .def_prop_ro("params", [](const jit::ReductionKernel& k) { return param_list(k.params()); })
       .def_prop_ro("source", &jit::ReductionKernel::source)
       .def("result_size", [](const jit::ReductionKernel& k, int device) {
-             const Device d(device);
+             const Device d = gpu(device);
              nb::gil_scoped_release release;
              return k.result_size(d);
            }, nb::arg("device"))
@@ -231,7 +231,7 @@ void bind_kernels(nb::module_& m) {
       .def("launch", [](const jit::ReductionKernel& k, std::uintptr_t stream, int device, std::size_t n,
                         std::uintptr_t out, std::size_t out_size, const nb::list& args) {
              const auto values = argument_values(args);
-             const StreamRef s(stream_from_handle(stream), device);
+             const StreamRef s(stream_from_handle(stream), gpu(device).index());
              nb::gil_scoped_release release;
              k.launch_values(s, n, reinterpret_cast<void*>(out), out_size, values);
            }, nb::arg("stream"), nb::arg("device"), nb::arg("n"), nb::arg("out"), nb::arg("out_size"),

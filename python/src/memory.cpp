@@ -24,7 +24,7 @@ namespace {
 // Owns device memory; Python's DeviceArray puts shape and dtype on top.
 class DeviceAllocation {
  public:
-  DeviceAllocation(std::size_t bytes, int device) : buffer_(Device(device), bytes) {}
+  DeviceAllocation(std::size_t bytes, int device) : buffer_(gpu(device), bytes) {}
   [[nodiscard]] std::uintptr_t ptr() const noexcept { return reinterpret_cast<std::uintptr_t>(buffer_.data()); }
   [[nodiscard]] std::size_t nbytes() const noexcept { return buffer_.bytes(); }
   [[nodiscard]] int device() const noexcept { return buffer_.device_index(); }
@@ -44,7 +44,7 @@ nb::ndarray<nb::numpy, std::uint8_t, nb::ndim<1>> pinned_bytes(std::size_t bytes
 
 void copy(std::uintptr_t dst, std::uintptr_t src, std::size_t bytes, std::uintptr_t stream, int device) {
   if (bytes == 0) return;
-  const CurrentDeviceGuard guard{Device(device)};
+  const CurrentDeviceGuard guard{gpu(device)};
   nb::gil_scoped_release release;
   auto* d = reinterpret_cast<void*>(dst);
   const auto* s = reinterpret_cast<const void*>(src);
@@ -57,7 +57,7 @@ void copy(std::uintptr_t dst, std::uintptr_t src, std::size_t bytes, std::uintpt
 
 void fill_bytes(std::uintptr_t dst, int value, std::size_t bytes, std::uintptr_t stream, int device) {
   if (bytes == 0) return;
-  const CurrentDeviceGuard guard{Device(device)};
+  const CurrentDeviceGuard guard{gpu(device)};
   nb::gil_scoped_release release;
   auto* d = reinterpret_cast<void*>(dst);
   if (stream == 0) {

@@ -14,7 +14,10 @@
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/tuple.h>
 
+#include <fmt/format.h>
+
 #include <cstdint>
+#include <cstdlib>
 #include <optional>
 #include <string>
 
@@ -31,6 +34,53 @@ int driver_version() {
   int v = 0;
   if (cudaDriverGetVersion(&v) != cudaSuccess) detail::clear_expected_error();
   return v;  // 0 without a driver
+}
+
+// The process has no usable GPU: the runtime's status, with what it means and what to do.
+// An Error rather than a CudaError, since no call failed on a device (sticky means nothing).
+class NoGpuError : public Error {
+ public:
+  NoGpuError(int index, cudaError_t status, std::string cause, std::string remedy)
+      : Error({.api = Api::cuda_runtime,
+               .status = static_cast<int>(status),
+               .status_name = cudaGetErrorName(status),
+               .description = std::move(cause),
+               .call = fmt::format("cudaGetDeviceCount, for GPU {}", index),
+               .file = {},
+               .line = 0,
+               .detail = "  " + remedy}) {}
+};
+
+// The runtime's status, read again: Device::count() keeps only the count.
+[[noreturn]] void throw_no_gpu(int index) {
+  int n = 0;
+  cudaError_t status = cudaGetDeviceCount(&n);
+  detail::clear_expected_error();
+  if (status == cudaSuccess) status = cudaErrorNoDevice;
+  const int driver = driver_version();
+  constexpr const char* without =
+      "Without a GPU, compile() still works (NVRTC needs no device) and engines run on the host backend "
+      "(Engine(..., backend=\"host\")).";
+  // The runtime reports a missing driver as an insufficient one; the driver's version (0
+  // when there is no driver to ask) tells the two apart.
+  if (status == cudaErrorInsufficientDriver && driver == 0)
+    throw NoGpuError(index, status, "no NVIDIA driver found (libcuda.so.1 is not installed or cannot be loaded)",
+                     fmt::format("Install the NVIDIA driver on a machine with an NVIDIA GPU. {}", without));
+  if (status == cudaErrorInsufficientDriver)
+    throw NoGpuError(index, status,
+                     fmt::format("the NVIDIA driver supports CUDA {}.{}, older than the CUDA {}.{} runtime streampipe "
+                                 "was built with",
+                                 driver / 1000, driver % 1000 / 10, CUDART_VERSION / 1000, CUDART_VERSION % 1000 / 10),
+                     fmt::format("Update the NVIDIA driver. {}", without));
+  if (status == cudaErrorNoDevice) {
+    const char* visible = std::getenv("CUDA_VISIBLE_DEVICES");
+    const std::string hidden =
+        visible != nullptr ? fmt::format(" (CUDA_VISIBLE_DEVICES=\"{}\" chooses which GPUs are seen)", visible) : "";
+    throw NoGpuError(index, status, "no CUDA device found: the NVIDIA driver is loaded but reports no GPU" + hidden,
+                     fmt::format("Check the GPU with nvidia-smi. {}", without));
+  }
+  throw NoGpuError(index, status, fmt::format("no usable GPU: {}", cudaGetErrorString(status)),
+                   fmt::format("Check the GPU and its driver with nvidia-smi. {}", without));
 }
 
 nb::dict device_dict(const Device& d) {
@@ -72,7 +122,7 @@ nb::dict info() {
 class PyStream {
  public:
   PyStream(int device, bool non_blocking, int priority)
-      : stream_(Device(device), StreamOptions{non_blocking, priority}) {}
+      : stream_(gpu(device), StreamOptions{non_blocking, priority}) {}
   [[nodiscard]] std::uintptr_t handle() const { return reinterpret_cast<std::uintptr_t>(stream_.handle()); }
   [[nodiscard]] int device() const noexcept { return stream_.device_index(); }
   [[nodiscard]] int priority() const noexcept { return stream_.priority(); }
@@ -90,7 +140,7 @@ class PyStream {
 class PyEvent {
  public:
   PyEvent(int device, bool timing, bool blocking)
-      : event_(Device(device), timing ? EventTiming::enabled : EventTiming::disabled,
+      : event_(gpu(device), timing ? EventTiming::enabled : EventTiming::disabled,
                blocking ? EventWait::blocking : EventWait::spin) {}
   void record(std::uintptr_t stream) {
     event_.record(StreamRef(stream_from_handle(stream), event_.device_index()));
@@ -109,23 +159,28 @@ class PyEvent {
 
 }  // namespace
 
+Device gpu(int index) {
+  if (Device::count() == 0) throw_no_gpu(index);
+  return Device(index);
+}
+
 void bind_runtime(nb::module_& m) {
   m.def("info", &info, "Version, CUDA versions, the devices, and which backend an engine gets by default.");
   m.def("device_count", [] { return Device::unavailable_reason() ? 0 : Device::count(); },
         "Usable CUDA devices (0 without a GPU or driver).");
   m.def("device_unavailable_reason", &Device::unavailable_reason,
         "None when a GPU is usable, else why not (the CUDA runtime's explanation).");
-  m.def("device_info", [](int index) { return device_dict(Device(index)); }, nb::arg("index"));
+  m.def("device_info", [](int index) { return device_dict(gpu(index)); }, nb::arg("index"));
   m.def("device_memory", [](int index) {
-    const auto mem = Device(index).memory_info();
+    const auto mem = gpu(index).memory_info();
     return nb::make_tuple(static_cast<std::uint64_t>(mem.free_bytes), static_cast<std::uint64_t>(mem.total_bytes));
   }, nb::arg("index"), "(free, total) bytes of a device.");
   m.def("device_synchronize", [](int index) {
-    const Device d(index);
+    const Device d = gpu(index);
     nb::gil_scoped_release release;
     d.synchronize();
   }, nb::arg("index"), "Waits for all work on the device, from every stream.");
-  m.def("set_device", [](int index) { Device(index).make_current(); }, nb::arg("index"),
+  m.def("set_device", [](int index) { gpu(index).make_current(); }, nb::arg("index"),
         "Makes `index` this thread's current device (its primary context).");
   m.def("current_device", [] { return Device::current().index(); });
   m.def("stream_synchronize", [](std::uintptr_t handle, int device) {

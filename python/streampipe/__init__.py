@@ -17,19 +17,17 @@ os.environ.setdefault("CUDA_DEVICE_MAX_CONNECTIONS", "32")
 from . import _core, _libraries, ops  # noqa: E402
 from ._arguments import In, InOut, Out
 from ._arrays import LEGACY_STREAM, ArrayInfo, describe, stream_handle
-from ._core import CompileError, CudaError, Error, Event, Stream
+from ._core import CompileError, CudaError, Error, Event, ImageError, Stream
 from .engine import Engine, ItemFuture, ItemResult, Report, StageRecord
-from .kernels import (CompileResult, ElementwiseKernel, Function, LoadStats, ReductionKernel, SourceModule, c_type,
-                      compile)
+from .images import imread, imwrite
+from .kernels import (DEFAULT_ARCH, CompileResult, ElementwiseKernel, Function, LoadStats, ReductionKernel,
+                      SourceModule, c_type, compile)
 from .memory import (DeviceArray, copy, empty, pinned_copy, pinned_empty, pinned_zeros, to_device, zeros)
 
 _libraries.register(_core)
 
 # The C++ library's version (the wheel's too: both come from CMakeLists.txt).
 __version__: str = _core.__version__
-
-imread = _core.imread
-imwrite = _core.imwrite
 
 
 def info() -> Dict[str, Any]:
@@ -72,4 +70,5 @@ __all__ = ["info", "device_count", "synchronize", "set_device", "get_device", "d
            "ElementwiseKernel", "ReductionKernel", "compile", "CompileResult", "LoadStats", "c_type", "In", "Out",
            "InOut", "DeviceArray", "empty", "zeros", "to_device", "pinned_empty", "pinned_zeros", "pinned_copy",
            "copy", "describe", "ArrayInfo", "stream_handle", "LEGACY_STREAM", "Stream", "Event", "Error",
-           "CudaError", "CompileError", "clear_kernel_memory_cache", "imread", "imwrite"]
+           "CudaError", "CompileError", "ImageError", "clear_kernel_memory_cache", "imread", "imwrite",
+           "DEFAULT_ARCH"]

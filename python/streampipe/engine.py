@@ -195,7 +195,7 @@ class Engine:
         # The GPUs the engine spreads items over ([]: every usable one).
         self.devices = chosen
         self.device = chosen[0] if chosen else (0 if backend != "host" else -1)
-        self.plan_reason = ""
+        self.plan_reason = "not started: lanes, depth and batching are chosen at the first item"
         self._options = _core.EngineOptions()
         self._options.backend = backend
         self._options.devices = chosen
@@ -234,10 +234,43 @@ class Engine:
             for k in unplanned + [k for k in ("batch_bytes", "staging_bytes") if k not in given]:
                 setattr(o, k, int(plan[k]))
             self.plan_reason = plan["reason"]
-        elif not self.plan_reason:
-            self.plan_reason = "no GPU in the set: the library's defaults" if not gpu_in_set else ""
+        else:
+            self.plan_reason = self._unplanned_reason(unplanned)
         self._core = _core.Engine(self.operation.core, o, _resolve)
         return self._core
+
+    def _unplanned_reason(self, unplanned: List[str]) -> str:
+        """Why the planner did not run, and what the engine uses instead."""
+        o = self._options
+        sizes = f"lanes {o.lanes}, depth {o.depth}, batch_items {o.batch_items}"
+        if not unplanned:
+            return f"all given: {sizes}"
+        if self._asked == "host":
+            why = "the host backend"
+        elif o.simulate_gpus:
+            why = "simulated GPUs"
+        elif not self.operation.has_device:
+            why = f"{self.operation.name} has no device form"
+        elif _core.device_count() == 0:
+            why = f"no usable GPU ({_core.device_unavailable_reason()})"
+        else:
+            why = "started before any item (describe(), device_report() or cancel() first)"
+        given = [k for k in ("lanes", "depth", "batch_items") if k not in unplanned]
+        rest = f"; given: {', '.join(given)}" if given else ""
+        return f"not planned: {why}; the library's defaults{rest}: {sizes}"
+
+    def __repr__(self) -> str:
+        state = "closed" if self._closed else ("running" if self._core is not None else "not started")
+        ids = ",".join(str(d) for d in self.devices)
+        if self._options.simulate_gpus:
+            members = f"simulated GPUs {ids or '0'}"
+        elif self.backend == "host":
+            members = "the CPU"
+        else:
+            gpus = f"GPUs {ids}" if ids else "every usable GPU"
+            members = gpus if self.backend == "gpu" else f"the CPU and {gpus}"
+        return (f"<streampipe.Engine {self.operation.name}, backend={self.backend!r} ({members}), {state}, "
+                f"{self._submitted} submitted>")
 
     @property
     def backend(self) -> str:
@@ -256,6 +289,9 @@ class Engine:
         return [DeviceReport(*d) for d in self._start(None, 0).devices(wait)]
 
     def describe(self) -> str:
+        """One line saying which devices, lanes, depth, batching and staging mode the engine
+        uses. Starts the engine if no item has: the planner then has no item to plan from,
+        and the library's defaults hold (plan_reason says so)."""
         return self._start(None, 0).describe()
 
     # ---- items --------------------------------------------------------------------------

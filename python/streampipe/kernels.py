@@ -79,12 +79,19 @@ class CompileResult:
     stats: LoadStats = field(repr=False)
 
 
+# What compile() targets without `arch` where the process has no GPU to take it from: the
+# architecture the C++ library is built for by default (CMakeLists.txt), so that a kernel
+# compiled on a build machine matches the library's own.
+DEFAULT_ARCH = "sm_90"
+
+
 def compile(source: str, arch: Optional[str] = None, name: str = "module.cu", options: Sequence[str] = (),
             include_dirs: Sequence[str] = (), name_expressions: Sequence[str] = (), cache: bool = True,
             device: int = 0) -> CompileResult:
-    """NVRTC alone (no GPU needed when `arch` is given, e.g. "sm_90"), through the disk cache."""
+    """NVRTC alone, through the disk cache; no GPU needed. `arch` ("sm_90", "compute_90")
+    defaults to `device`'s architecture, or DEFAULT_ARCH where the process has no GPU."""
     if arch is None:
-        arch = _core.default_arch(device)
+        arch = _core.default_arch(device) if _core.device_count() > 0 else DEFAULT_ARCH
     d = _core.compile(source, name, list(options), list(include_dirs), list(name_expressions), arch, cache)
     return CompileResult(d["arch"], d["kind"], d["log"], d["binary"], dict(d["lowered"]), LoadStats.from_dict(d))
 
@@ -238,4 +245,4 @@ class ReductionKernel:
 
 
 __all__ = ["SourceModule", "Function", "ElementwiseKernel", "ReductionKernel", "compile", "CompileResult",
-           "LoadStats", "In", "Out", "InOut", "c_type"]
+           "LoadStats", "In", "Out", "InOut", "c_type", "DEFAULT_ARCH"]

@@ -232,3 +232,24 @@ def test_the_cpu_beside_simulated_gpus_shares_the_items():
     assert all(d.state == "ready" for d in report), report
     assert sum(d.items for d in report) == len(xs)
     assert e.backend == "auto"
+
+
+def test_plan_reason_repr_and_describe_say_what_the_engine_is():
+    e = sp.Engine(sp.ops.gray())  # the default backend: on a machine without a GPU, the host's
+    assert "not started" in e.plan_reason and "not started" in repr(e)
+    with e:
+        e.map([np.zeros((4, 4, 3), np.uint8)])
+        assert e.plan_reason, "the docs print plan_reason: it must say something on every backend"
+        if sp.device_count() == 0:
+            assert e.plan_reason.startswith("not planned: no usable GPU") and "lanes" in e.plan_reason
+        r = repr(e)
+        assert r.startswith("<streampipe.Engine gray, backend=") and "running, 1 submitted>" in r
+    assert repr(e).endswith("closed, 1 submitted>")
+    with host_engine(lanes=2, depth=3, batch_items=1) as h:
+        h.map([np.zeros(4, np.float32)])
+        assert h.plan_reason == "all given: lanes 2, depth 3, batch_items 1"
+        assert repr(h).startswith("<streampipe.Engine affine") and "backend='host' (the CPU)" in repr(h)
+    with host_engine() as h:
+        h.map([np.zeros(4, np.float32)])
+        assert h.plan_reason.startswith("not planned: the host backend; the library's defaults: lanes ")
+    assert sp.Engine.describe.__doc__ and "lanes" in sp.Engine.describe.__doc__

@@ -67,10 +67,11 @@ void Image::validate() const {
                                             pixels.size()));
 }
 
-ImageError::ImageError(std::string source, std::string reason)
+ImageError::ImageError(std::string source, std::string reason, int error_number)
     : std::runtime_error(fmt::format("{}: {}", source, reason)),
       source_(std::move(source)),
-      reason_(std::move(reason)) {}
+      reason_(std::move(reason)),
+      error_number_(error_number) {}
 
 std::optional<ImageFormat> detect_image_format(std::span<const std::byte> data) noexcept {
   static constexpr unsigned char png_magic[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
@@ -151,7 +152,7 @@ Image read_image(const std::filesystem::path& path, const ImageReadOptions& opti
       check_image_head(head, size, name);
     });
   } catch (const report::ReadFileError& e) {
-    throw ImageError(name, e.reason());
+    throw ImageError(name, e.reason(), e.error_number());
   }
   return decode_image(data, options, name);
 }

@@ -26,7 +26,7 @@ namespace streampipe::report {
 namespace {
 
 [[noreturn]] void fail(const std::string& what, const std::filesystem::path& path, int err) {
-  throw std::runtime_error(fmt::format("{} {}: {}", what, path.string(), std::strerror(err)));
+  throw WriteFileError(fmt::format("{} {}: {}", what, path.string(), std::strerror(err)), err);
 }
 
 // umask() can only be read by setting it, which races with other threads creating files;
@@ -100,7 +100,7 @@ Temporary open_temporary(const std::filesystem::path& path, Overwrite overwrite)
   const fs::path parent = path.has_parent_path() ? path.parent_path() : fs::path(".");
   std::error_code ec;
   fs::create_directories(parent, ec);
-  if (ec) throw std::runtime_error(fmt::format("cannot create {}: {}", parent.string(), ec.message()));
+  if (ec) throw WriteFileError(fmt::format("cannot create {}: {}", parent.string(), ec.message()), ec.value());
   auto& registry = in_progress();
   Temporary t{-1, temporary_template(parent, path)};
   const std::lock_guard lock(registry.mutex);
@@ -262,6 +262,9 @@ void for_each_index(std::size_t n, unsigned threads, const Body& body) {
 std::string reason(int err) { return std::error_code(err, std::system_category()).message(); }
 
 }  // namespace
+
+WriteFileError::WriteFileError(const std::string& message, int error_number)
+    : std::runtime_error(message), error_number_(error_number) {}
 
 std::vector<std::string> sync_files(std::span<const std::filesystem::path> files, unsigned threads) {
   std::vector<std::string> errors(files.size());

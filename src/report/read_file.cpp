@@ -12,8 +12,10 @@
 
 namespace streampipe::report {
 
-ReadFileError::ReadFileError(const std::filesystem::path& path, std::string reason)
-    : std::runtime_error(fmt::format("{}: {}", path.string(), reason)), reason_(std::move(reason)) {}
+ReadFileError::ReadFileError(const std::filesystem::path& path, std::string reason, int error_number)
+    : std::runtime_error(fmt::format("{}: {}", path.string(), reason)),
+      reason_(std::move(reason)),
+      error_number_(error_number) {}
 
 const char* describe_file_type(unsigned mode) noexcept {
   const auto m = static_cast<mode_t>(mode);
@@ -38,16 +40,20 @@ struct Opened {
   explicit Opened(const std::filesystem::path& path) {
     // O_NONBLOCK: opening a FIFO without a writer would otherwise wait for one.
     fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
-    if (fd < 0) throw ReadFileError(path, fmt::format("cannot open: {}", std::strerror(errno)));
+    if (fd < 0) {
+      const int err = errno;
+      throw ReadFileError(path, fmt::format("cannot open: {}", std::strerror(err)), err);
+    }
     struct stat st {};
     if (::fstat(fd, &st) != 0) {
       const int err = errno;
       ::close(fd);
-      throw ReadFileError(path, fmt::format("cannot examine: {}", std::strerror(err)));
+      throw ReadFileError(path, fmt::format("cannot examine: {}", std::strerror(err)), err);
     }
     if (!S_ISREG(st.st_mode)) {
       ::close(fd);
-      throw ReadFileError(path, fmt::format("is {}, not a regular file", describe_file_type(st.st_mode)));
+      throw ReadFileError(path, fmt::format("is {}, not a regular file", describe_file_type(st.st_mode)),
+                          S_ISDIR(st.st_mode) ? EISDIR : 0);
     }
     size = static_cast<std::uint64_t>(st.st_size);
   }
@@ -58,7 +64,10 @@ struct Opened {
     while (done < data.size()) {
       const ssize_t n = ::read(fd, data.data() + done, data.size() - done);
       if (n < 0 && errno == EINTR) continue;
-      if (n < 0) throw ReadFileError(path, fmt::format("cannot read: {}", std::strerror(errno)));
+      if (n < 0) {
+        const int err = errno;
+        throw ReadFileError(path, fmt::format("cannot read: {}", std::strerror(err)), err);
+      }
       if (n == 0) break;
       done += static_cast<std::size_t>(n);
     }

@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cerrno>
 #include <chrono>
 #include <fstream>
 #include <sstream>
@@ -108,6 +109,19 @@ TEST_F(AtomicFile, AbandonedWritesLeaveNoTemporaryFileAndNoPartialTarget) {
 TEST_F(AtomicFile, PathThatIsADirectoryFails) {
   fs::create_directories(dir_ / "d");
   EXPECT_THROW(write_file_atomically(dir_ / "d", "data"), std::runtime_error);
+}
+
+// What the system refused carries its errno (Python reports it as NotADirectoryError).
+TEST_F(AtomicFile, SystemRefusalsCarryTheErrno) {
+  fs::create_directories(dir_);
+  { std::ofstream(dir_ / "f") << "a file where a folder would go"; }
+  try {
+    write_file_atomically(dir_ / "f" / "x.txt", "data");
+    ADD_FAILURE() << "no exception";
+  } catch (const WriteFileError& e) {
+    EXPECT_EQ(e.error_number(), ENOTDIR) << e.what();
+    EXPECT_NE(std::string(e.what()).find("Not a directory"), std::string::npos) << e.what();
+  }
 }
 
 // Flush::later reserves the blocks and starts the write-back, leaving the fsync to

@@ -71,13 +71,17 @@ struct Image {
 
 class ImageError : public std::runtime_error {
  public:
-  ImageError(std::string source, std::string reason);
+  ImageError(std::string source, std::string reason, int error_number = 0);
   [[nodiscard]] const std::string& source() const noexcept { return source_; }
   [[nodiscard]] const std::string& reason() const noexcept { return reason_; }
+  // The system's errno when the file could not be opened or read (report::ReadFileError's);
+  // 0 when the bytes themselves were refused (corrupt, unsupported, too large).
+  [[nodiscard]] int error_number() const noexcept { return error_number_; }
 
  private:
   std::string source_;
   std::string reason_;
+  int error_number_ = 0;
 };
 
 struct ImageReadOptions {

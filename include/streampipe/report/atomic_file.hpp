@@ -14,6 +14,7 @@
 #include <cstddef>
 #include <filesystem>
 #include <span>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -21,6 +22,17 @@
 namespace streampipe::report {
 
 enum class Overwrite { allow, refuse };
+
+// The system refused a write: what() names the file and the reason; error_number() is the
+// errno, so that callers can report it as their language does (Python's PermissionError).
+class WriteFileError : public std::runtime_error {
+ public:
+  WriteFileError(const std::string& message, int error_number);
+  [[nodiscard]] int error_number() const noexcept { return error_number_; }
+
+ private:
+  int error_number_ = 0;
+};
 
 // When the data reaches the disk. each_file: fsync before the rename, so the file is durable
 // when the call returns. later: the file's blocks are reserved before the data is written
@@ -31,8 +43,9 @@ enum class Overwrite { allow, refuse };
 // file system cannot reserve blocks, `later` falls back to each_file for that file.
 enum class Flush { each_file, later };
 
-// Throws std::runtime_error naming the target path and the system error (or, after
-// abandon_writes_in_progress(), that the process is ending). With Overwrite::refuse an
+// Throws std::runtime_error naming the target path and the system error (a WriteFileError,
+// carrying the errno, where the system refused) or, after abandon_writes_in_progress(), that
+// the process is ending. With Overwrite::refuse an
 // existing target is an error (checked before writing and again by the link step). The file
 // gets `mode` less the process's umask, as open() would give it.
 void write_file_atomically(const std::filesystem::path& path, std::span<const std::byte> data,

@@ -20,12 +20,17 @@ namespace streampipe::report {
 
 class ReadFileError : public std::runtime_error {
  public:
-  ReadFileError(const std::filesystem::path& path, std::string reason);
+  ReadFileError(const std::filesystem::path& path, std::string reason, int error_number = 0);
   // Without the path: "is a FIFO, not a regular file", "cannot open: Permission denied".
   [[nodiscard]] const std::string& reason() const noexcept { return reason_; }
+  // The errno the system gave (ENOENT, EACCES; EISDIR for a folder, as open() for writing
+  // says), so that callers can report it as their language does (Python's OSError); 0 for
+  // a refusal of streampipe's own (a FIFO, a device, a file that shrank).
+  [[nodiscard]] int error_number() const noexcept { return error_number_; }
 
  private:
   std::string reason_;
+  int error_number_ = 0;
 };
 
 // Called with the first bytes (up to the head's length, fewer in a shorter file) and the
