@@ -13,6 +13,7 @@
 #include "benchmarks.hpp"
 
 #include "streampipe/cuda/device.hpp"
+#include "streampipe/report/json_schema.hpp"
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -78,7 +79,7 @@ int finish_bench_ranks(const Ranks& ranks, const std::string& name, const bench:
               j.at("printed").get<std::string>());
     merged["ranks"].push_back({{"rank", j.at("rank")}, {"host", j.at("host")}, {"result", std::move(j.at("envelope"))}});
   }
-  out.write(json_path, json_text(merged, 2));
+  out.write(json_path, json_text(report::stamped(std::move(merged), "bench.ranks"), 2));
   return status;
 }
 
@@ -134,10 +135,9 @@ int run_benchmark(const bench::Benchmark& b, const std::string& name, const Benc
 
 Command add_bench(CLI::App& parent) {
   auto* sub = parent.add_subcommand(
-      "bench", "Run benchmark experiments side by side with the peers a user would write "
-               "instead; every output is verified, figures are medians with min/max.");
+      "bench", "Benchmarks, each beside the code a user would write instead; every output is verified.");
   sub->require_subcommand(1);
-  set_example(*sub, "streampipe bench streams --runs 5 --json streams.json");
+  set_examples(*sub, {"streampipe bench streams", "streampipe bench gray --json gray.json"});
   auto experiments = std::make_shared<std::vector<Command>>();
   for (const auto& b : bench::catalog())
     experiments->push_back(
@@ -154,19 +154,23 @@ Command add_bench(CLI::App& parent) {
 Command add_benchmark(CLI::App& parent, const bench::Benchmark& b, const std::string& name,
                       const std::string& example) {
   auto* sub = parent.add_subcommand(name, b.description);
-  set_example(*sub, example);
+  const std::string plain = parent.get_parent() != nullptr ? "streampipe " + parent.get_name() + " " + name
+                                                           : "streampipe " + name;
+  set_examples(*sub, {plain, example});
   auto o = std::make_shared<BenchOptions>();
   o->runs = b.runs;
   o->warmup = b.warmup;
-  sub->add_option("--json", o->json_path, "also write the results as JSON to FILE ('-': standard output alone)")
+  sub->add_option("--json", o->json_path, "also write the results as JSON to FILE ('-': stdout)")
       ->check(file_name());
   sub->add_option("--runs", o->runs, "timed runs per row (the median is reported, with min and max)")
       ->capture_default_str()->transform(whole_number(1, 1000));
   sub->add_option("--warmup", o->warmup, "untimed runs first (module load, pool growth)")
       ->capture_default_str()->transform(whole_number(0, 100));
   add_devices_option(*sub, o->devices,
-                     "the GPUs: single-GPU rows run on the first; bench streams adds rows that spread the engine "
-                     "over 2, 3, ... of them (e.g. --devices 0,1)");
+                     name == "streams" || name == "gray"
+                         ? fmt::format("the GPUs: one-GPU rows run on the first; bench {} adds rows spread over 2, "
+                                       "3, ... of them (e.g. --devices 0,1)", name)
+                         : std::string("the GPUs: the rows run on the first (e.g. --devices 1)"));
   sub->add_flag("--force", o->force, "replace existing output files");
   add_allow_special_outputs(*sub, o->allow_special);
   auto values = std::make_shared<bench::Values>(bench::defaults(b));

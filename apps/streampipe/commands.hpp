@@ -5,11 +5,13 @@
 // The benchmarks of bench/ (bench::catalog()) become `bench <name>` subcommands in bench.cpp.
 // A command's run function returns the exit status: 0 success, 1 a failure in the work,
 // 2 bad usage (CLI11 parse errors and UsageError map to 2 in main). What a command writes
-// follows outputs.hpp; its --help ends with one example (set_example).
+// follows outputs.hpp; its --help ends with two or three examples (set_examples) and reads as
+// help_format.hpp makes it.
 
 #include <CLI/CLI.hpp>
 
 #include <functional>
+#include <initializer_list>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -44,11 +46,13 @@ struct UsageError : std::runtime_error {
 // GPU. Throws UsageError for an unknown value or --backend gpu without a usable GPU.
 bool resolve_backend(const std::string& backend);
 
-// Ends `app`'s --help with "Example: <command_line>".
-void set_example(CLI::App& app, const std::string& command_line);
+// Ends `app`'s --help with an "Examples:" section, a command line a line (two or three: the
+// common case first).
+void set_examples(CLI::App& app, std::initializer_list<std::string> command_lines);
 
 // `benchmark` as the subcommand `name` of `parent`: its declared parameters and outputs as
-// options, with --json FILE|-, --runs, --warmup, --device and --force (bench.cpp).
+// options, with --json FILE|-, --runs, --warmup, --device and --force (bench.cpp); `example`
+// ends its --help after the plain command.
 Command add_benchmark(CLI::App& parent, const bench::Benchmark& benchmark, const std::string& name,
                       const std::string& example);
 

@@ -29,17 +29,15 @@ struct DemoOptions {
 
 Command add_demo(CLI::App& app) {
   auto* sub = app.add_subcommand(
-      "demo", "Describe this machine, measure its link briefly, run a verified self-check of the "
-              "library, then a short version of `bench streams` that writes Chrome traces (open in "
-              "Perfetto) and SVG Gantt charts of the engine runs. Uses the host backend when there is "
-              "no GPU.");
+      "demo", "Describe this machine, check the library, and run a short `bench streams` that writes "
+              "Chrome traces and SVG Gantt charts of its runs.");
   auto options = std::make_shared<DemoOptions>();
-  sub->add_option("-o,--output-dir,--out", options->out_dir,
-                  "the folder the demo writes its outputs into (created if needed)")
+  sub->add_option("-o,--output-dir,--out", options->out_dir, "write the outputs into DIR (created if needed)")
       ->capture_default_str()
-      ->check(file_name());
+      ->check(file_name())
+      ->type_name("DIR");
   sub->add_flag("--force", options->force, "replace the outputs of an earlier demo in that folder");
-  set_example(*sub, "streampipe demo -o demo/");
+  set_examples(*sub, {"streampipe demo", "streampipe demo -o demo/ --force"});
   return {sub, [options] {
             // A short bench: the full-size experiments on a GPU take a minute; on the host
             // backend they are cut down to seconds.

@@ -89,7 +89,7 @@ DeviceChoice resolve_gpu_devices(const std::string& backend, const std::string& 
 }
 
 CLI::Option* add_devices_option(CLI::App& app, std::string& devices, const std::string& help) {
-  return app.add_option("--devices", devices, help)->capture_default_str();
+  return app.add_option("--devices", devices, help)->capture_default_str()->type_name("LIST");
 }
 
 }  // namespace streampipe::cli

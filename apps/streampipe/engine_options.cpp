@@ -16,9 +16,10 @@ namespace streampipe::cli {
 void add_engine_options(CLI::App& app, EngineFlags& flags, const pipeline::EngineOptions& defaults,
                         const std::string& spread) {
   app.add_option("--backend", flags.backend,
-                 "where the work runs: auto (the CPU and every GPU; the CPU works while the GPUs start, and each "
-                 "takes work in proportion to its speed), gpu (the GPUs alone) or host (the CPU alone)")
-      ->capture_default_str();
+                 "where the work runs: auto (the CPU and every GPU, each in proportion to its speed), gpu (the "
+                 "GPUs alone) or host (the CPU alone)")
+      ->capture_default_str()
+      ->type_name("WHERE");
   add_devices_option(app, flags.devices, spread + "; with --backend host, simulated GPUs (tests without a GPU)");
   const auto shown = [](int value) { return value > 0 ? std::to_string(value) : std::string("chosen"); };
   app.add_option("--lanes", flags.lanes, fmt::format("streams per GPU (default {})", shown(defaults.lanes)))

@@ -11,6 +11,7 @@
 #include "gray_ranks.hpp"
 #include "gray/gray_command_time.hpp"
 #include "gray/gray_report.hpp"
+#include "gray/gray_text.hpp"
 #include "interrupt.hpp"
 #include "json_text.hpp"
 #include "memory_option.hpp"
@@ -20,6 +21,7 @@
 #include "report_option.hpp"
 
 #include "streampipe/cuda/device.hpp"
+#include "streampipe/report/json_schema.hpp"
 #include "streampipe/io/decode_budget.hpp"
 #include "streampipe/report/host_info.hpp"
 #include "streampipe/tools/gray.hpp"
@@ -58,6 +60,8 @@ struct GrayOptions {
   int group = 0;
   std::uint64_t max_pixels = io::DecodeLimits::kDefaultMaxPixels;
   bool quiet = false;
+  bool verbose = false;
+  std::string name{gray::kDefaultOutputName};
   std::string json_path;
   std::string trace_path;
   std::string gantt_path;
@@ -157,6 +161,7 @@ int run_gray(const GrayOptions& o, const ReportOptions& report_options) {
   po.output_dir = o.output_dir;
   po.format = *format;
   po.recursive = o.recursive;
+  po.name = o.name;
   po.force = true;  // existing outputs are checked below, after the inputs and the other outputs
   std::vector<fs::path> inputs(o.inputs.begin(), o.inputs.end());
   gray::Plan plan;
@@ -232,30 +237,10 @@ int run_gray(const GrayOptions& o, const ReportOptions& report_options) {
   }
 
   if (!o.quiet) {
-    out.print("gray: {} file(s): {} ok, {} failed; {:.1f} MB in, {:.1f} MB out, {:.1f} Mpixel\n", jobs.size(), s.ok,
-              s.failed, static_cast<double>(s.bytes_in) / 1e6, static_cast<double>(s.bytes_out) / 1e6,
-              static_cast<double>(s.pixels) / 1e6);
-    out.print("  {}\n", bench::gray_command_line(s, time));
-    out.print("  converting {:.2f} s (first file taken to last written): {:.1f} images/s, {:.1f} Mpixel/s on {}\n",
-              s.wall_ms / 1e3, s.images_per_s(), s.wall_ms > 0 ? static_cast<double>(s.pixels) / 1e3 / s.wall_ms : 0.0,
-              s.engine);
-    if (const std::string bound = bench::gray_bound_line(s); !bound.empty()) out.print("  {}\n", bound);
-    for (const auto& line : bench::gray_device_lines(s)) out.print("  {}\n", line);
-    if (s.gpu_decoded > 0) {
-      std::string why;
-      std::size_t on_cpu = 0;
-      for (const auto& [reason, count] : s.fallbacks) {
-        why += fmt::format("{}{} {}", why.empty() ? "" : ", ", count, reason);
-        on_cpu += count;
-      }
-      out.print("  decode: {} file(s) by nvJPEG on the GPU, {} given to the CPU decoder{}; {}, {} files per item\n",
-                s.gpu_decoded, on_cpu, why.empty() ? "" : fmt::format(" ({})", why), s.codecs, s.group);
-    }
-    if (s.encode != "cpu") out.print("  encode: JPEG outputs by nvJPEG on the GPU ({})\n", s.encode);
-    out.print("{}", bench::gray_time_table(s));
-    if (s.failed) out.print("  {} file(s) failed (each named on stderr above)\n", s.failed);
-    if (!plan.unreadable.empty())
-      out.print("  {} folder(s) or file(s) could not be read (named on stderr above)\n", plan.unreadable.size());
+    const bench::GrayRunText text{.files = jobs.size(),
+                                  .unreadable = plan.unreadable.size(),
+                                  .gpu_wanted = go.engine.backend != pipeline::Backend::host && !go.engine.simulate_gpus};
+    out.print("{}", o.verbose ? bench::gray_full_report(s, time, text) : bench::gray_summary_line(s, time, text));
   }
   if (!o.trace_path.empty() || !o.gantt_path.empty()) {
     pipeline::Timeline timeline;
@@ -272,7 +257,7 @@ int run_gray(const GrayOptions& o, const ReportOptions& report_options) {
     j["host"] = report::describe_host();
     j["unreadable"] = plan.unreadable;
     j.update(bench::gray_command_json(s, time));
-    out.write(o.json_path, json_text(j, 2));
+    out.write(o.json_path, json_text(report::stamped(std::move(j), "gray"), 2));
   }
   emit_report(report_options, gray_latency_run(s), "gray", out);
   return s.failed > 0 || !plan.unreadable.empty() ? 1 : 0;
@@ -281,69 +266,60 @@ int run_gray(const GrayOptions& o, const ReportOptions& report_options) {
 Command add_gray(CLI::App& parent) {
   auto* sub = parent.add_subcommand(
       "gray",
-      "Convert PNG and JPEG images (8/16-bit, gray, RGB, RGBA, palette, interlaced) to 8-bit grayscale "
-      "with BT.601 luma, Y = (4899 R + 9617 G + 1868 B + 8192) >> 14, the fixed-point rounding of OpenCV's "
-      "cvtColor(RGB2GRAY). The CPU converts files from the start while each GPU starts, then every device "
-      "takes files in proportion to its speed (a run too short to repay a GPU's start ends on the CPU); "
-      "decoding and encoding run on host worker threads, JPEGs on a GPU's nvJPEG where the build has it. "
-      "Outputs mirror the input names under -o DIR (folders keep "
-      "their relative paths), are written to a temporary file and renamed, and existing ones are refused "
-      "without --force. A file that cannot be read is named with the reason, the others finish, and the "
-      "exit status is 1; so is a subfolder that -r cannot list. Ctrl-C (SIGINT) or SIGTERM stops cleanly: the "
-      "files in flight are finished, no partial file is left, exit status 130 or 143.");
+      "Convert PNG and JPEG files, or folders of them, to 8-bit grayscale (BT.601 luma, OpenCV's rounding) on the "
+      "CPU and every GPU. Prints one summary line; -v prints where the time went. See docs/gray.md.");
   auto o = std::make_shared<GrayOptions>();
-  sub->add_option("inputs", o->inputs, "image files and folders")->required()->check(file_name());
-  sub->add_option("-o,--output-dir,--output", o->output_dir,
-                  "the folder the converted images are written into (created if needed)")
+  sub->add_option("inputs", o->inputs, "image files and folders")->required()->check(file_name())->type_name("FILE|DIR");
+  sub->add_option("-o,--output-dir,--output", o->output_dir, "write the images into DIR (created if needed)")
       ->required()
-      ->check(file_name());
-  sub->add_flag("-r,--recursive", o->recursive, "take images from subfolders of folder inputs too");
-  sub->add_option("--format", o->format, "output format: png or jpeg")->capture_default_str();
-  sub->add_option("--quality", o->quality, "JPEG quality, 1-100")->capture_default_str()->transform(whole_number(1, 100));
+      ->check(file_name())
+      ->type_name("DIR");
+  sub->add_flag("-r,--recursive", o->recursive, "take images from subfolders too");
+  sub->add_option("--format", o->format, "output format: png or jpeg")->capture_default_str()->type_name("FORMAT");
+  sub->add_option("--name", o->name,
+                  "output file name from {stem} and {ext} of the input; the format's extension is added "
+                  "(e.g. '{stem}.{ext}' keeps x.jpg and x.png apart)")
+      ->capture_default_str()
+      ->type_name("PATTERN");
+  sub->add_option("--quality", o->quality, "JPEG quality, 1-100")->capture_default_str()->transform(whole_number(1, 100))
+      ->type_name("N");
   sub->add_option("--compression", o->compression,
-                  "PNG compression, 0-9: 0 stores (no filter, no compression); 1 (up filter, run-length zlib) is "
-                  "the fastest compression and on photographs about as small as any level; 2 adaptive filters with "
-                  "run-length zlib, slower and a little smaller; 3-9 libpng's defaults (zlib's level), which pay on "
-                  "drawings and text rather than photos (see docs/image-io.md)")
-      ->capture_default_str()->transform(whole_number(0, 9));
+                  "PNG compression, 0-9: 0 stores, 1 is fastest and about as small on photos (docs/image-io.md)")
+      ->capture_default_str()->transform(whole_number(0, 9))->type_name("N");
   sub->add_flag("--force", o->force, "replace existing outputs (never the inputs)");
   add_allow_special_outputs(*sub, o->allow_special);
-  sub->add_option("--decode", o->decode,
-                  "where JPEGs are decoded: cpu (host workers), gpu (nvJPEG on the GPU backend, batched on the GPU's "
-                  "JPEG engines where it has them; PNGs and JPEGs nvJPEG cannot take go to the CPU decoder and are "
-                  "counted in the summary; gray values may differ from cpu by a level or two, see docs/gray.md), or "
-                  "auto (cpu: nvJPEG decoded some real photographs wrongly, docs/gray.md)")
-      ->capture_default_str();
-  sub->add_option("--encode", o->encode,
-                  "where JPEG outputs are encoded: cpu (libjpeg-turbo on host workers), gpu (nvJPEG on the GPU "
-                  "backend), or auto (gpu where the build has nvJPEG and the run a GPU); PNG outputs are always "
-                  "encoded on host workers")
-      ->capture_default_str();
-  sub->add_option("--max-pixels", o->max_pixels,
-                  "refuse images larger than this many pixels, checked from the header before decoding (0: no limit)")
+  sub->add_option("--decode", o->decode, "where JPEGs are decoded: auto (the CPU), cpu, or gpu (nvJPEG; docs/gray.md)")
       ->capture_default_str()
-      ->transform(whole_number<std::uint64_t>());
-  sub->add_option("--group", o->group,
-                  "with nvJPEG (GPU decoding or encoding): files per engine item, decoded in one call on the JPEG "
-                  "engines; 0: chosen from the number of files, the threads and the output format")
-      ->capture_default_str()->transform(whole_number(0, 256));
-  add_engine_options(*sub, o->engine, gray::engine_defaults(),
-                     "the GPUs the files are spread over, each file to the device expected to finish it first "
-                     "(e.g. --devices 0,2)");
+      ->type_name("WHERE");
+  sub->add_option("--encode", o->encode,
+                  "where JPEG outputs are encoded: auto (the GPU where nvJPEG and a GPU are there), cpu or gpu")
+      ->capture_default_str()
+      ->type_name("WHERE");
+  sub->add_option("--max-pixels", o->max_pixels, "refuse images larger than N pixels, read from the header (0: no limit)")
+      ->capture_default_str()
+      ->transform(whole_number<std::uint64_t>())
+      ->type_name("N");
+  sub->add_option("--group", o->group, "with nvJPEG: files per engine item (0: chosen from the run)")
+      ->capture_default_str()->transform(whole_number(0, 256))->type_name("N");
+  add_engine_options(*sub, o->engine, gray::engine_defaults(), "the GPUs the files are spread over (e.g. --devices 0,2)");
   add_max_memory_option(*sub, o->max_memory_mib);
-  sub->add_flag("-q,--quiet", o->quiet, "no progress bar and no summary (failures are still reported)");
-  sub->add_option("--json", o->json_path,
-                  "write the summary and every file's result as JSON to FILE ('-': standard output alone)")
-      ->check(file_name());
-  sub->add_option("--trace", o->trace_path,
-                  "write the engine timeline as Chrome-trace JSON (Perfetto) to FILE ('-': standard output alone)")
-      ->check(file_name());
-  sub->add_option("--gantt", o->gantt_path,
-                  "write the engine timeline as an SVG Gantt chart to FILE ('-': standard output alone)")
-      ->check(file_name());
+  auto* quiet = sub->add_flag("-q,--quiet", o->quiet, "print nothing but failures (no progress bar, no summary line)");
+  sub->add_flag("-v,--verbose", o->verbose,
+                "print the full report: start-up, rate, the bound stage, every device and where the time went")
+      ->excludes(quiet);
+  sub->add_option("--json", o->json_path, "write the summary and every file's result as JSON to FILE ('-': stdout)")
+      ->check(file_name())
+      ->type_name("FILE");
+  sub->add_option("--trace", o->trace_path, "write the engine timeline as a Chrome trace (Perfetto) to FILE")
+      ->check(file_name())
+      ->type_name("FILE");
+  sub->add_option("--gantt", o->gantt_path, "write the engine timeline as an SVG Gantt chart to FILE")
+      ->check(file_name())
+      ->type_name("FILE");
   auto report = add_report_options(*sub, "one image (one engine item), submitted -> written; on the GPU, H2D, "
                                            "compute and D2H are its slot's event intervals");
-  set_example(*sub, "streampipe gray photos/ -o gray/ --format jpeg");
+  set_examples(*sub, {"streampipe gray photos/ -o gray/", "streampipe gray -r photos/ -o gray/ --format jpeg -v",
+                      "streampipe gray photos/ -o gray/ --name '{stem}.{ext}'"});
   return {sub, [o, report] { return run_gray(*o, *report); }};
 }
 

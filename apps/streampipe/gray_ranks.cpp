@@ -5,6 +5,7 @@
 #include "gray/gray_report.hpp"
 
 #include "streampipe/pipeline/timeline.hpp"
+#include "streampipe/report/json_schema.hpp"
 #include "streampipe/report/trace_merge.hpp"
 
 #include <fmt/format.h>
@@ -77,7 +78,7 @@ int finish_gray_ranks(const Ranks& ranks, const tools::gray::RunSummary& mine, i
     j["images_per_s"] = images_per_s;
     j["per_rank"] = std::move(runs);
     j["status"] = status;
-    out.write(wanted.json_path, json_text(j, 2));
+    out.write(wanted.json_path, json_text(report::stamped(std::move(j), "gray.ranks"), 2));
   }
   return status;
 }

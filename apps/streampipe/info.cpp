@@ -15,10 +15,8 @@ namespace {
 Command add_info(CLI::App& app) {
   auto* sub = app.add_subcommand(
       "info",
-      "List the GPUs (name, compute capability, SMs, memory, copy engines, PCIe link) and "
-      "measure pinned/pageable H2D and D2H, both directions at once, and device-to-device "
-      "bandwidth with CUDA events (median of several runs after warm-up); then every selected GPU "
-      "copying at once (H2D, D2H, both), and flag a link far below the others'.");
+      "Describe this machine and its GPUs, and measure each GPU's copy bandwidth (host to device, device to "
+      "host, both, device to device), alone and all at once.");
   auto options = std::make_shared<InfoOptions>();
   add_devices_option(*sub, options->devices,
                      "GPUs to describe and measure, each alone and then all copying at once: all, or GPU indices, "
@@ -37,7 +35,8 @@ Command add_info(CLI::App& app) {
       ->check(file_name());
   sub->add_flag("--force", *force, "replace an existing --json file");
   add_allow_special_outputs(*sub, *allow_special);
-  set_example(*sub, "streampipe info --no-pageable --json -");
+  set_examples(*sub, {"streampipe info", "streampipe info --no-measure",
+                      "streampipe info --no-pageable --json info.json"});
   return {sub, [options, force, allow_special] {
             Outputs out(*force, *allow_special);
             out.claim("--json", options->json_path);

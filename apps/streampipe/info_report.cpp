@@ -8,6 +8,7 @@
 #include "devices_option.hpp"
 #include "info_links.hpp"
 #include "streampipe/cuda/bandwidth.hpp"
+#include "streampipe/report/json_schema.hpp"
 #include "streampipe/pipeline/host_copy.hpp"
 #include "streampipe/report/host_info.hpp"
 #include "streampipe/report/table.hpp"
@@ -103,7 +104,7 @@ int run_info(const InfoOptions& o, const Outputs& out, nlohmann::json* json_out)
       j["host_copy"] = hj;
     }
   }
-  out.write(o.json_path, json_text(j, 2));
+  out.write(o.json_path, json_text(report::stamped(j, "info"), 2));
   if (json_out != nullptr) *json_out = std::move(j);
   return 0;
 }

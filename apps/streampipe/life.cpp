@@ -20,6 +20,7 @@
 #include "report_option.hpp"
 
 #include "streampipe/cuda/device.hpp"
+#include "streampipe/report/json_schema.hpp"
 #include "streampipe/io/image.hpp"
 #include "streampipe/report/host_info.hpp"
 #include "streampipe/report/table.hpp"
@@ -395,7 +396,7 @@ int run_life(const LifeOptions& o, const ReportOptions& report_options) {
       for (const int d : choice.devices) j["devices"].push_back({{"index", d}, {"name", "simulated"}});
     if (!choice.devices.empty())
       for (const auto& u : results) j["universe_devices"].push_back(u.runs_on);
-    out.write(o.json_path, json_text(j, 2));
+    out.write(o.json_path, json_text(report::stamped(std::move(j), "life"), 2));
   }
   if (timed) {
     report::LatencyRun run;
@@ -416,18 +417,16 @@ int run_life(const LifeOptions& o, const ReportOptions& report_options) {
 Command add_life(CLI::App& parent) {
   auto* sub = parent.add_subcommand(
       "life",
-      "Conway's Game of Life (B3/S23) on a torus. Start from a random board (--density, --seed) "
-      "or a pattern file (.rle or .cells) placed at --offset; run on the GPU with the global-memory, "
-      "shared-memory or bit-packed kernel, several --universes at once (the bit-packed kernel steps each GPU's "
-      "universes in one batch; the others, and --report, one stream per universe), or on "
-      "the host without a GPU. Writes populations per generation, numbered PNG frames, or draws "
-      "live on the terminal.");
+      "Conway's Game of Life (B3/S23) on a torus, from a random board or a pattern file, on the GPUs (or the "
+      "CPU); writes populations, PNG frames, or draws on the terminal. See docs/life.md.");
   auto o = std::make_shared<LifeOptions>();
-  sub->add_option("--size", o->size, "board size WxH in cells")->capture_default_str();
+  sub->add_option("--size", o->size, "board size in cells")->capture_default_str()->type_name("WxH");
   sub->add_option("-g,--generations", o->generations, "generations to run")->capture_default_str()
       ->transform(whole_number(0, std::uint64_t{1} << 40));
-  sub->add_option("-k,--kernel", o->kernel, "GPU kernel: global, shared or bitpacked")->capture_default_str();
-  sub->add_option("--backend", o->backend, "auto (GPU if present), gpu, or host")->capture_default_str();
+  sub->add_option("-k,--kernel", o->kernel, "GPU kernel: global, shared or bitpacked")->capture_default_str()
+      ->type_name("KERNEL");
+  sub->add_option("--backend", o->backend, "auto (GPU if present), gpu, or host")->capture_default_str()
+      ->type_name("WHERE");
   sub->add_option("-u,--universes", o->universes, "independent universes run at once (seeds seed, seed+1, ...)")
       ->capture_default_str()->transform(whole_number(1, 1024));
   auto* density = sub->add_option("--density", o->density, "fraction of live cells in the random fill (0 to 1)")
@@ -441,16 +440,15 @@ Command add_life(CLI::App& parent) {
                   "refuse patterns whose bounding box has more cells, checked before it is read (0: no limit)")
       ->capture_default_str()
       ->transform(whole_number<std::uint64_t>());
-  sub->add_option("--offset", o->offset, "X,Y of the pattern's top-left cell (default: centred)");
+  sub->add_option("--offset", o->offset, "the pattern's top-left cell (default: centred)")->type_name("X,Y");
   sub->add_option("--population", o->population_path,
-                  "write the population of every generation: FILE.csv, FILE.json, or - (CSV on standard output "
-                  "alone)")
+                  "write the population of every generation to FILE (.csv or .json; '-': CSV on stdout)")
       ->check(file_name());
   sub->add_option("--snapshot-every", o->snapshot_every, "write a PNG of every universe each K generations (animation frames)")
       ->transform(whole_number<std::uint64_t>());
-  sub->add_option("-o,--output-dir", o->output_dir,
-                  "the folder the PNG frames (life-u<U>-g<GEN>.png) are written into (created if needed)")
-      ->check(file_name());
+  sub->add_option("-o,--output-dir", o->output_dir, "write the PNG frames (life-u<U>-g<GEN>.png) into DIR")
+      ->check(file_name())
+      ->type_name("DIR");
   sub->add_option("--scale", o->scale, "pixels per cell in the PNG frames")->capture_default_str()->transform(whole_number(1, 64));
   sub->add_flag("--force", o->force, "replace existing output files");
   add_allow_special_outputs(*sub, o->allow_special);
@@ -460,10 +458,8 @@ Command add_life(CLI::App& parent) {
       ->check(finite_number())
       ->check(CLI::Range(0.1, 1000.0));
   add_devices_option(*sub, o->devices,
-                     "GPUs to deal the universes out to, universe u to the (u mod n)-th: all, or GPU indices, e.g. "
-                     "--devices 0,2 -u 4; a GPU this machine does not have is refused, with the list of those it has. "
-                     "With --backend host: simulated devices the universes are dealt to (all step on the host's "
-                     "threads), e.g. --backend host --devices 0,1 -u 4");
+                     "GPUs to deal the universes out to, in turn: all, or indices (e.g. 0,2); with --backend "
+                     "host, simulated ones");
   sub->add_option("--rows-per-thread", o->rows_per_thread,
                   "bit-packed kernel: rows each warp writes (1-65536; default 0: sized so every warp fits on the GPU at once)")
       ->transform(whole_number(0, 65536));
@@ -473,7 +469,8 @@ Command add_life(CLI::App& parent) {
   auto report = add_report_options(*sub, "one generation of one universe: its enqueue -> the GPU finished it "
                                            "(compute: its kernel and population count, between two events; no "
                                            "copies), or its step on the host backend");
-  set_example(*sub, "streampipe life -p glider.rle --size 64x64 -g 200 --snapshot-every 10 -o frames/");
+  set_examples(*sub, {"streampipe life --size 4096x4096 -g 1000", "streampipe life --live --size 80x40",
+                      "streampipe life -p glider.rle --size 64x64 -g 200 --snapshot-every 10 -o frames/"});
   return {sub, [o, density, report] {
             o->density_given = density->count() > 0;
             return run_life(*o, *report);

@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "life_population_stream.hpp"
 
+#include "streampipe/report/json_schema.hpp"
+
 #include <fmt/format.h>
+#include <nlohmann/json.hpp>
 
 #include <cerrno>
 #include <cstring>
@@ -24,8 +27,13 @@ PopulationStream::PopulationStream(const Outputs& out, const std::string& path, 
                                    std::uint32_t width, std::uint32_t height, std::uint64_t generations)
     : json_(std::filesystem::path(path).extension() == ".json"), universes_(universes), sink_(out.open(path)) {
   if (json_) {
-    text_ = fmt::format("{{\"width\": {}, \"height\": {}, \"generations\": {}, \"populations\": [", width, height,
-                        generations);
+    // The object's head as the one stamping helper writes it; the populations stream after.
+    const nlohmann::json head =
+        report::stamped({{"width", width}, {"height", height}, {"generations", generations}}, "life.population");
+    text_ = "{";
+    for (const auto& item : head.items())
+      text_ += fmt::format("{}: {}, ", nlohmann::json(item.key()).dump(), item.value().dump());
+    text_ += "\"populations\": [";
     if (universes_ > 1)
       for (std::size_t u = 0; u < universes_; ++u) {
         std::FILE* f = std::tmpfile();

@@ -2,6 +2,8 @@
 // streampipe: move batches of data through NVIDIA GPUs at the speed of the hardware.
 
 #include "commands.hpp"
+#include "did_you_mean.hpp"
+#include "help_format.hpp"
 #include "interrupt.hpp"
 #include "outputs.hpp"
 #include "ranks.hpp"
@@ -29,8 +31,6 @@ std::vector<CommandFactory>& command_registry() {
   return registry;
 }
 
-void set_example(CLI::App& app, const std::string& command_line) { app.footer("\nExample: " + command_line); }
-
 namespace {
 
 bool stdout_failure_reported = false;
@@ -57,38 +57,65 @@ int check_stdout(int status) {
   return status == 0 ? 1 : status;
 }
 
+// The subcommand the parse reached (the deepest one parsed), and its name as typed:
+// "streampipe bench streams".
+CLI::App* reached(CLI::App& app) {
+  CLI::App* at = &app;
+  for (auto parsed = at->get_subcommands(); !parsed.empty(); parsed = at->get_subcommands()) at = parsed.front();
+  return at;
+}
+
+std::string command_name(CLI::App& app, const CLI::App* at) {
+  std::string name;
+  for (const CLI::App* a = at; a != nullptr && a != &app; a = a->get_parent()) name = " " + a->get_name() + name;
+  return "streampipe" + name;
+}
+
+std::string help_pointer(CLI::App& app) { return fmt::format("run '{} --help' for its options", command_name(app, reached(app))); }
+
 // CLI11 reports a missing subcommand before a misspelt one ("A subcommand is required"):
 // the misspelt word is what to name. Empty when that is not the error.
 std::string unknown_command(CLI::App& app) {
-  CLI::App* at = &app;
-  for (auto parsed = at->get_subcommands(); !parsed.empty(); parsed = at->get_subcommands()) at = parsed.front();
+  CLI::App* at = reached(app);
   const std::vector<std::string> rest = at->remaining();
   if (rest.empty() || at->get_require_subcommand_min() == 0) return {};
   std::vector<std::string> names;
   for (const CLI::App* sub : at->get_subcommands([](CLI::App*) { return true; })) names.push_back(sub->get_name());
-  return fmt::format("'{}' is not a command of {}; the commands are: {}", rest.front(),
-                     at == &app ? std::string("streampipe") : "streampipe " + at->get_name(), fmt::join(names, ", "));
+  const auto meant = closest_name(rest.front(), names);
+  return fmt::format("'{}' is not a command of {}; {}the commands are: {}", rest.front(), command_name(app, at),
+                     meant ? fmt::format("did you mean '{}'? ", *meant) : std::string(), fmt::join(names, ", "));
 }
 
 // A word that begins with '-' and is no option of the command reached: CLI11 sets it aside,
 // and then reports what is missing ("inputs is required" for `gray -x.png -o out`) instead
 // of the word. Empty when there is none.
 std::string unknown_option(CLI::App& app) {
-  CLI::App* at = &app;
-  for (auto parsed = at->get_subcommands(); !parsed.empty(); parsed = at->get_subcommands()) at = parsed.front();
-  for (const std::string& word : at->remaining())
-    if (word.size() > 1 && word.front() == '-')
-      return fmt::format("'{}' is not an option of {}; a file whose name begins with '-' is given as ./{}", word,
-                         at == &app ? std::string("streampipe") : "streampipe " + at->get_name(), word);
+  CLI::App* at = reached(app);
+  std::vector<std::string> names;
+  for (const CLI::Option* opt : at->get_options()) {
+    for (const auto& n : opt->get_lnames()) names.push_back("--" + n);
+    for (const auto& n : opt->get_snames()) names.push_back("-" + n);
+  }
+  for (const std::string& word : at->remaining()) {
+    if (word.size() < 2 || word.front() != '-') continue;
+    const std::string typed = word.substr(0, word.find('='));
+    if (const auto meant = closest_name(typed, names))
+      return fmt::format("'{}' is not an option of {}; did you mean '{}'? ({})", typed, command_name(app, at), *meant,
+                         help_pointer(app));
+    return fmt::format("'{}' is not an option of {} ({}); a file whose name begins with '-' is given as ./{}", word,
+                       command_name(app, at), help_pointer(app), word);
+  }
   return {};
 }
 
 int run(int argc, char** argv) {
   CLI::App app{
-      "streampipe: overlap host<->device copies and kernels across CUDA streams, and measure "
-      "where the time goes.\nWithout a GPU the tools run on the host backend (slowly)."};
+      "streampipe: move images and arrays through NVIDIA GPUs, overlapping copies and kernels, and show where "
+      "the time goes. Without a GPU every command runs on the CPU."};
+  app.formatter(std::make_shared<HelpFormatter>());  // before the subcommands, which copy it
   app.require_subcommand(1);
-  set_example(app, "streampipe gray photos/ -o gray/ --format jpeg");
+  set_examples(app, {"streampipe gray photos/ -o gray/", "streampipe info", "streampipe bench streams"});
+  app.footer("\nRun 'streampipe COMMAND --help' for a command's options.\n" + app.get_footer());
   app.set_version_flag("--version", fmt::format("streampipe {} (built with CUDA {}.{})", streampipe::version_string,
                                                 CUDART_VERSION / 1000, CUDART_VERSION % 1000 / 10));
 
@@ -106,8 +133,9 @@ int run(int argc, char** argv) {
       say("streampipe: {}\n", unknown);
       return 2;
     }
-    const int code = app.exit(e);
-    return code == 0 ? 0 : 2;  // every parse and validation error is bad usage
+    if (e.get_exit_code() == 0) return app.exit(e);  // --help, --version
+    say("streampipe: {} ({})\n", e.what(), help_pointer(app));
+    return 2;  // every parse and validation error is bad usage
   }
   // Under mpirun each rank runs this; MPI ends when the command is done, on every path. A
   // rank that fails outside its work (bad usage, a library error) ends the whole job: the
@@ -135,7 +163,7 @@ int run(int argc, char** argv) {
       return command.run();
     }
   } catch (const UsageError& e) {
-    say("streampipe: {}\n", e.what());
+    say("streampipe: {}\n({})\n", e.what(), help_pointer(app));
     return stop_ranks.fail(2);
   } catch (const StdoutError& e) {
     stdout_failure_reported = true;

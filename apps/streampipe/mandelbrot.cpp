@@ -14,6 +14,7 @@
 #include "report_option.hpp"
 
 #include "streampipe/cuda/device.hpp"
+#include "streampipe/report/json_schema.hpp"
 #include "streampipe/io/image.hpp"
 #include "streampipe/report/host_info.hpp"
 #include "streampipe/tools/mandelbrot.hpp"
@@ -272,7 +273,7 @@ int run_mandelbrot(const MandelbrotOptions& o, const ReportOptions& report_optio
                     out.overwrite());
     out.print("  wrote {}\n", image_path);
   }
-  out.write(o.json_path, json_text(j, 2));
+  out.write(o.json_path, json_text(report::stamped(j, "mandelbrot"), 2));
   if (report_options.wanted()) {
     report::LatencyRun run;
     run.name = fmt::format("mandelbrot {}x{}, {} iterations, {} on {}; query = one image", p.width, p.height,
@@ -292,40 +293,39 @@ int run_mandelbrot(const MandelbrotOptions& o, const ReportOptions& report_optio
 Command add_mandelbrot(CLI::App& parent) {
   auto* sub = parent.add_subcommand(
       "mandelbrot",
-      "Render the Mandelbrot set to a PNG with a colour map. Region by corners (--region x0,x1,y0,y1) "
-      "or centre and width (--center cx,cy --width W); float or double kernels on the GPU, or the host "
-      "without one. The result is checked against a host double-precision reference: double must "
-      "agree exactly; for float the differing pixels are counted (expected on escape boundaries).");
+      "Render the Mandelbrot set to a PNG on every GPU (or the CPU), checked against a double-precision "
+      "reference on the host. See docs/mandelbrot.md.");
   auto o = std::make_shared<MandelbrotOptions>();
-  sub->add_option("-o,--output-dir", o->output_dir, "the folder the image is written into (created if needed)")
+  sub->add_option("-o,--output-dir", o->output_dir, "write the image into DIR (created if needed)")
       ->capture_default_str()
-      ->check(file_name());
+      ->check(file_name())
+      ->type_name("DIR");
   sub->add_option("--image", o->image, "the PNG's file name in that folder")->capture_default_str()->check(file_name());
   sub->add_flag("--no-image", o->no_image, "write no image (the figures, --json and --report only)");
-  sub->add_option("--size", o->size, "image size WxH in pixels")->capture_default_str();
-  sub->add_option("--region", o->region, "x0,x1,y0,y1: real and imaginary ranges");
-  sub->add_option("--center", o->center, "cx,cy: the centre of the view (default -0.75,0)");
+  sub->add_option("--size", o->size, "image size in pixels")->capture_default_str()->type_name("WxH");
+  sub->add_option("--region", o->region, "the real and imaginary ranges")->type_name("X0,X1,Y0,Y1");
+  sub->add_option("--center", o->center, "the centre of the view (default -0.75,0)")->type_name("CX,CY");
   sub->add_option("--width", o->width, "width of the view in the complex plane, with --center (default 3.5)")
       ->check(finite_number())
       ->check(CLI::PositiveNumber);
   sub->add_option("-i,--iterations", o->iterations, "maximum iterations per pixel")->capture_default_str()
       ->transform(whole_number(1, 100000000));
-  sub->add_option("--precision", o->precision, "float or double")->capture_default_str();
-  sub->add_option("--backend", o->backend, "auto (GPU if present), gpu, or host")->capture_default_str();
+  sub->add_option("--precision", o->precision, "float or double")->capture_default_str()->type_name("TYPE");
+  sub->add_option("--backend", o->backend, "auto (GPU if present), gpu, or host")->capture_default_str()->type_name("WHERE");
   sub->add_flag("!--no-verify", o->verify, "skip the comparison with the host double reference");
   sub->add_flag("--force", o->force, "replace existing output files");
   add_allow_special_outputs(*sub, o->allow_special);
   add_devices_option(*sub, o->devices,
-                     "GPUs to spread the image over, one band of rows each (balanced to within a row): all, or GPU "
-                     "indices, e.g. --devices 0,2; a GPU this machine does not have is refused, with the list of those "
-                     "it has. With --backend host: simulated devices, one band each, e.g. --backend host --devices 0,1");
+                     "GPUs to spread the image over, a band of rows each: all, or indices (e.g. 0,2); with "
+                     "--backend host, simulated ones");
   sub->add_option("--json", o->json_path, "also write the figures as JSON to FILE ('-': standard output alone)")
       ->check(file_name());
   add_max_memory_option(*sub, o->max_memory_mib);
   auto report = add_report_options(*sub, "the whole image, one kernel per device: no H2D; compute between events "
                                            "on one GPU, first launch -> last band's end on several; enqueue -> counts "
                                            "on the host");
-  set_example(*sub, "streampipe mandelbrot --center -0.743,0.131 --width 0.01 -i 5000 -o renders/ --image zoom.png");
+  set_examples(*sub, {"streampipe mandelbrot", "streampipe mandelbrot --size 3840x2160 --precision float",
+                      "streampipe mandelbrot --center -0.743,0.131 --width 0.01 -i 5000 -o renders/ --image zoom.png"});
   return {sub, [o, report] { return run_mandelbrot(*o, *report); }};
 }
 

@@ -12,8 +12,8 @@ namespace streampipe::cli {
 
 void add_max_memory_option(CLI::App& app, std::uint64_t& mib) {
   app.add_option("--max-memory-mib", mib,
-                 "memory the run may take, in MiB; a run that needs more is refused before it starts (0: what the "
-                 "machine has available, the least of MemAvailable and the control group's limit)")
+                 "memory the run may take, in MiB (0: what the machine has available); a run that needs more is "
+                 "refused before it starts")
       ->capture_default_str()
       ->transform(whole_number(0, std::uint64_t{1} << 40));
 }

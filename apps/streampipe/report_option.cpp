@@ -5,6 +5,7 @@
 #include "option_checks.hpp"
 
 #include "streampipe/report/host_info.hpp"
+#include "streampipe/report/json_schema.hpp"
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>
@@ -15,13 +16,11 @@ std::shared_ptr<ReportOptions> add_report_options(CLI::App& app, const std::stri
   auto o = std::make_shared<ReportOptions>();
   o->query = query;
   app.add_flag("--report", o->print,
-               fmt::format("print a trtexec-style latency report: throughput; latency, enqueue time, H2D, compute "
-                           "and D2H (min, max, mean, median, p90, p95, p99); wall and GPU compute time; limits, "
-                           "sync mode and warnings. One query is {}",
+               fmt::format("print a trtexec-style latency report (throughput, latency percentiles, H2D, compute, "
+                           "D2H); one query is {}",
                            query));
   app.add_option("--report-json", o->json_path,
-                 "write the latency report's summary and every query's timestamps as JSON to FILE ('-': standard "
-                 "output alone)")
+                 "write the latency report and every query's timestamps as JSON to FILE ('-': stdout)")
       ->check(file_name());
   return o;
 }
@@ -36,7 +35,7 @@ void emit_report(const ReportOptions& options, const report::LatencyRun& run, co
     j["tool"] = tool;
     j["query"] = options.query;
     j["host"] = report::describe_host();
-    out.write(options.json_path, json_text(j, 1));
+    out.write(options.json_path, json_text(report::stamped(std::move(j), "latency-report"), 1));
   }
 }
 

@@ -294,10 +294,8 @@ Benchmark gray_benchmark() {
   Benchmark b;
   b.name = "gray";
   b.description =
-      "The gray tool timed as a user times it: each row one whole command (spawn to exit, start-up included) over "
-      "generated photo-like images or a folder of real ones (--inputs) - the tool with its defaults, with --backend "
-      "host, and its peers: Pillow and OpenCV on every core, nvImageCodec on the GPU - alternated, in images/s, with "
-      "the tool's own start-up and bound stage from its --json. Every output of every run is verified.";
+      "The gray tool timed as a user times it, whole commands start to exit, beside Pillow, OpenCV and "
+      "nvImageCodec; every output verified. See docs/gray.md.";
   b.runs = 5;
   b.warmup = 1;  // a warm-up round runs every command once and warms the page cache
   b.mismatch = "outputs differ from the reference, files failed or a command failed";

@@ -2,6 +2,7 @@
 #include "harness/result.hpp"
 
 #include "streampipe/report/host_info.hpp"
+#include "streampipe/report/json_schema.hpp"
 
 
 #include <fstream>
@@ -29,7 +30,12 @@ nlohmann::json envelope(const Result& result, const std::string& command) {
   for (const auto& t : result.tables) {
     nlohmann::json rows = nlohmann::json::array();
     for (const auto& r : t.rows) {
-      nlohmann::json j = {{"name", r.name}, {"unit", r.unit}, {"summary", r.summary()}, {"verified", r.verified}};
+      // "runs": the timed runs this row really had (the envelope's "runs" is what was asked).
+      nlohmann::json j = {{"name", r.name},
+                          {"unit", r.unit},
+                          {"runs", r.values.size()},
+                          {"summary", r.summary()},
+                          {"verified", r.verified}};
       if (r.peer) j["peer"] = true;
       j.update(r.fields);
       rows.push_back(std::move(j));
@@ -50,7 +56,7 @@ nlohmann::json envelope(const Result& result, const std::string& command) {
   out.update(result.fields);
   out["tables"] = std::move(tables);
   out["verified"] = result.verified();
-  return out;
+  return report::stamped(std::move(out), "bench");
 }
 
 std::string command_line() {

@@ -5,7 +5,8 @@
 // are held against, and the parameters. Two views of it:
 //   format_table()  the text a terminal shows (the benchmark chose the columns and cells);
 //   envelope()      the JSON every benchmark writes: benchmark, device, host, command,
-//                   parameters, runs, warm-up, limits, and every row's summary and unit.
+//                   parameters, runs, warm-up, limits, and every row's summary and unit,
+//                   stamped with streampipe's version and "schema": "streampipe.bench/1".
 
 #include "streampipe/report/statistics.hpp"
 #include "streampipe/report/table.hpp"

@@ -27,7 +27,7 @@ namespace streampipe::bench::serve {
 // The targets from this run (printed as met / NOT met): dynamic batching >= 10x the best
 // requests/s of one at a time within 2x the single-request p99; per-bucket graphs cutting
 // the median enqueue time >= 3x. Returns them as JSON (empty when the modes to compare
-// did not run).
+// did not run, and on the host, where nothing is printed either: the targets are a GPU's).
 [[nodiscard]] nlohmann::json check_targets(const Config& c, bool gpu, const std::vector<Point>& points,
                                            const std::function<void(const std::string&)>& print);
 

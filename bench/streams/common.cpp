@@ -5,15 +5,25 @@
 
 #include <fmt/format.h>
 
+#include <cstdio>
 #include <filesystem>
 #include <stdexcept>
+#include <unistd.h>
 #include <utility>
 
 namespace streampipe::bench::streams {
 
 Row timed_row(const std::string& name, int warmup, int runs, const std::function<void()>& poison,
               const std::function<void()>& body, const std::function<bool()>& verify) {
+  // On the host a row can take most of a minute before its table prints: on a terminal,
+  // which row runs, on a line of standard error cleared once it is done.
+  const bool terminal = ::isatty(STDERR_FILENO) != 0;
+  if (terminal) {
+    fmt::print(stderr, "\r\033[K  running: {} ({} warm-up, {} timed run(s))", name, warmup, runs);
+    std::fflush(stderr);
+  }
   const Samples s = measure(warmup, runs, {poison, [&] { return wall_ms(body); }, verify});
+  if (terminal) std::fputs("\r\033[K", stderr);
   Row row;
   row.name = name;
   row.unit = "ms";

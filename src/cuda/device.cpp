@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "streampipe/cuda/device.hpp"
 
+#include "driver_presence.hpp"
 #include "streampipe/cuda/error.hpp"
 
 #include <fmt/format.h>
@@ -91,8 +92,10 @@ std::optional<std::string> Device::unavailable_reason() {
   const cudaError_t status = query_count(n);
   if (status == cudaSuccess && n > 0) return std::nullopt;
   if (status == cudaSuccess) return std::string("the CUDA runtime reports no devices");
-  return fmt::format("{}: {}", cudaGetErrorName(status), cudaGetErrorString(status));
+  return detail::no_gpu_reason(status, detail::nvidia_driver(), CUDART_VERSION);
 }
+
+bool Device::driver_installed() noexcept { return detail::nvidia_driver().loaded; }
 
 Device Device::current() {
   int index = 0;

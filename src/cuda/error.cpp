@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "streampipe/cuda/error.hpp"
 
+#include "driver_presence.hpp"
+
 #include <fmt/format.h>
 
 #include <atomic>
@@ -12,6 +14,14 @@ namespace {
 constexpr const char* sticky_note = "  this error is sticky: the CUDA context is unusable and the process must exit";
 
 std::string text(const char* s) { return s != nullptr ? std::string(s) : std::string(); }
+
+// The runtime's text for cudaErrorInsufficientDriver blames the driver's version even where
+// there is no driver at all.
+std::string describe(cudaError_t status) {
+  if (status == cudaErrorInsufficientDriver)
+    return detail::no_gpu_reason(status, detail::nvidia_driver(), CUDART_VERSION);
+  return text(cudaGetErrorString(status));
+}
 
 std::string format_message(const char* api, int status, const std::string& status_name, const std::string& description,
                            const std::string& call, const std::string& file, int line, const std::string& detail) {
@@ -50,7 +60,7 @@ CudaError::CudaError(cudaError_t status, const char* call, const char* file, int
     : Error({.api = Api::cuda_runtime,
              .status = static_cast<int>(status),
              .status_name = cudaGetErrorName(status),
-             .description = cudaGetErrorString(status),
+             .description = describe(status),
              .call = text(call),
              .file = text(file),
              .line = line,

@@ -105,9 +105,13 @@ void Engine::Impl::start_gpus(const std::stop_token& stop_token) noexcept {
       });
     }
     if (stop_token.stop_requested() || decision == detail::GpuStart::skip) {
+      // Without a driver there was no GPU to start: saying the run was too short would
+      // suggest a longer one uses a GPU.
       finish_search(set.gpus.size() + (set.find_gpus ? 1 : 0),
                     stop_token.stop_requested() ? "the engine closed before it started"
-                                                : "the CPU finishes the run sooner than a GPU starts");
+                    : !set.simulated && !Device::driver_installed()
+                        ? "no NVIDIA driver found: the run was on the CPU"
+                        : "the CPU finishes the run sooner than a GPU starts");
       return;
     }
     // CUDA starts here, on this thread, while the CPU's lanes already work.

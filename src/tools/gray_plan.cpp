@@ -3,6 +3,8 @@
 
 #include "streampipe/tools/gray_plan.hpp"
 
+#include "streampipe/tools/gray_output_name.hpp"
+
 #include "streampipe/report/read_file.hpp"
 
 #include <fmt/format.h>
@@ -11,6 +13,8 @@
 #include <cctype>
 #include <map>
 #include <optional>
+#include <set>
+#include <utility>
 #include <system_error>
 
 namespace streampipe::tools::gray {
@@ -68,7 +72,7 @@ void add_folder(const fs::path& folder, const PlanOptions& o, const fs::path& ou
                                 o.recursive ? "" : " directly inside (use -r for subfolders)"));
   for (auto& f : found) {
     fs::path rel = f.lexically_relative(folder);
-    rel.replace_extension(output_extension(o.format));
+    rel.replace_filename(output_file_name(rel, o.name, o.format));
     jobs.push_back({std::move(f), o.output_dir / rel});
   }
 }
@@ -115,6 +119,23 @@ void check_outputs_inside_scanned_tree(std::span<const fs::path> inputs, const P
           "output: it would be replaced, --force or not; choose an output folder outside {}",
           j.output.string(), o.output_dir.string(), tree->string(), *why, tree->string()));
   }
+}
+
+// A file named twice (as itself, or also through its folder) is converted once: the later
+// job is dropped where it names the same file and the same output as an earlier one.
+void drop_repeated_inputs(std::vector<Job>& jobs) {
+  std::set<std::pair<fs::path, fs::path>> seen;
+  std::erase_if(jobs, [&](const Job& j) { return !seen.emplace(identity(j.input), identity(j.output)).second; });
+}
+
+// How to keep two inputs' outputs apart: names that differ only in their extension differ
+// under a pattern with {ext}; files of one name from different folders need different -o.
+std::string apart_hint(const fs::path& a, const fs::path& b, const PlanOptions& o) {
+  if (a.filename() == b.filename())
+    return ": two files of one name from different folders; convert them into different output folders (-o)";
+  if (o.name.find("{ext}") != std::string::npos) return {};
+  return fmt::format("; name the outputs apart with --name '{{stem}}.{{ext}}' ({} and {})",
+                     output_file_name(a, "{stem}.{ext}", o.format), output_file_name(b, "{stem}.{ext}", o.format));
 }
 
 }  // namespace
@@ -169,19 +190,19 @@ Plan plan(std::span<const fs::path> inputs, const PlanOptions& o) {
     if (fs::is_directory(st)) {
       add_folder(in, o, out_identity, jobs, result.unreadable);
     } else {
-      fs::path name = in.filename();
-      name.replace_extension(output_extension(o.format));
-      jobs.push_back({in, o.output_dir / name});
+      jobs.push_back({in, o.output_dir / output_file_name(in, o.name, o.format)});
     }
   }
 
+  drop_repeated_inputs(jobs);
   std::map<fs::path, const Job*> inputs_seen;
   for (const auto& j : jobs) inputs_seen.emplace(identity(j.input), &j);
   std::map<fs::path, const Job*> outputs;
   for (const auto& j : jobs) {
     const fs::path id = identity(j.output);
     if (const auto it = outputs.find(id); it != outputs.end())
-      throw PlanError(fmt::format("{} and {} would both be written to {}", it->second->input.string(), j.input.string(), j.output.string()));
+      throw PlanError(fmt::format("{} and {} would both be written to {}{}", it->second->input.string(),
+                                  j.input.string(), j.output.string(), apart_hint(it->second->input, j.input, o)));
     outputs.emplace(id, &j);
     if (const auto it = inputs_seen.find(id); it != inputs_seen.end())
       throw PlanError(fmt::format("{}: the output would replace the input {}", j.output.string(), it->second->input.string()));

@@ -3,12 +3,14 @@
 // host backend: `--json -` (and the other machine outputs) put only JSON on standard output
 // and the human tables on standard error; two outputs on standard output are bad usage; an
 // existing file is refused before any work (exit 2, unchanged) and replaced with --force;
-// -o names a folder everywhere; --version; an example in every --help.
+// -o names a folder everywhere; every JSON names its version and schema; gray is quiet.
 #include "report_cli.hpp"
 
 #include "streampipe/version.hpp"
 
+#include <algorithm>
 #include <set>
+#include <utility>
 #include <sstream>
 #include <vector>
 
@@ -31,19 +33,6 @@ class CliConventions : public ReportCli {
     EXPECT_EQ(read(file), keep) << args;
     EXPECT_EQ(run(args + " --force"), 0) << args << "\n" << context();
     EXPECT_NE(read(file), keep) << args;
-  }
-  // The subcommands `--help` of `command` lists.
-  std::set<std::string> subcommands(const std::string& command) {
-    std::set<std::string> names;
-    EXPECT_EQ(run(command + " --help"), 0) << context();
-    const auto at = stdout_.find("Subcommands:\n");
-    if (at == std::string::npos) return names;
-    std::istringstream lines(stdout_.substr(at + 13));
-    for (std::string line; std::getline(lines, line) && line.rfind("  ", 0) == 0;) {
-      const auto begin = line.find_first_not_of(' ');
-      if (begin == 2) names.insert(line.substr(begin, line.find(' ', begin) - begin));
-    }
-    return names;
   }
 };
 
@@ -161,24 +150,71 @@ TEST_F(CliConventions, DashOIsAFolderEverywhere) {
   EXPECT_TRUE(std::filesystem::exists(dir_ / "o2" / "mandelbrot.png"));
 }
 
-TEST_F(CliConventions, VersionAndAnExampleInEveryHelp) {
-  ASSERT_EQ(run("--version"), 0) << context();
-  EXPECT_NE(stdout_.find(std::string("streampipe ") + streampipe::version_string), std::string::npos) << context();
-  const std::set<std::string> top = subcommands("");
-  EXPECT_EQ(top, (std::set<std::string>{"bench", "demo", "gray", "info", "life", "mandelbrot", "serve-bench"}));
-  const std::set<std::string> benchmarks = subcommands("bench");
-  EXPECT_EQ(benchmarks, (std::set<std::string>{"gray", "jit", "life", "mandelbrot", "serve", "streams"}));
-  std::vector<std::string> commands = {""};
-  for (const auto& c : top) commands.push_back(c);
-  for (const auto& b : benchmarks) commands.push_back("bench " + b);
-  for (const auto& c : commands) {
-    ASSERT_EQ(run(c + " --help"), 0) << c << "\n" << context();
-    // One example, of this command.
-    const std::string example = "\nExample: streampipe " + c;
-    const auto at = stdout_.find(example);
-    EXPECT_NE(at, std::string::npos) << c << "\n" << stdout_;
-    EXPECT_EQ(stdout_.find("Example:", at + example.size()), std::string::npos) << c << "\n" << stdout_;
+TEST_F(CliConventions, EveryJsonOutputNamesItsVersionAndSchema) {
+  make_images(2);
+  const std::vector<std::pair<std::string, std::string>> cases = {
+      {"info --no-measure --json -", "info"},
+      {std::string(kBench) + " --json -", "bench"},
+      {std::string(kServe) + " --json -", "bench"},
+      {std::string(kLife) + " --json -", "life"},
+      {std::string(kLife) + " --report-json -", "latency-report"},
+      {std::string(kMandelbrot) + " --no-image --json -", "mandelbrot"},
+      {"gray in -o out1 --backend host --threads 1 --json -", "gray"},
+  };
+  for (const auto& [args, kind] : cases) {
+    ASSERT_EQ(run(args), 0) << args << "\n" << context();
+    const auto j = nlohmann::json::parse(stdout_);
+    EXPECT_EQ(j.value("streampipe_version", ""), streampipe::version_string) << args;
+    EXPECT_EQ(j.value("schema", ""), "streampipe." + kind + "/1") << args;
   }
+  ASSERT_EQ(run(std::string(kLife) + " --population p.json"), 0) << context();
+  const auto population = json("p.json");
+  EXPECT_EQ(population.value("schema", ""), "streampipe.life.population/1");
+  EXPECT_EQ(population.value("streampipe_version", ""), streampipe::version_string);
+  EXPECT_EQ(population.at("populations").at(0).size(), 4u);  // universe 0, generations 0 to 3
+}
+
+// Each row says how many timed runs it had; on the host no GPU limit or target is claimed
+// and a mode left out is named.
+TEST_F(CliConventions, BenchRowsCountTheirRunsAndTheHostClaimsNoGpuFigures) {
+  ASSERT_EQ(run("bench streams --experiment chunked --chunked-mib 16 --runs 2 --warmup 0 --json b.json"), 0)
+      << context();
+  const bool host = stdout_.find("no GPU") != std::string::npos;
+  const auto j = json("b.json");
+  for (const auto& table : j.at("tables"))
+    for (const auto& row : table.at("rows"))
+      EXPECT_EQ(row.at("runs"), row.at("summary").at("count")) << row.dump();
+  EXPECT_NE(stdout_.find("runs"), std::string::npos) << context();
+  if (host) {
+    EXPECT_EQ(stdout_.find("limit:"), std::string::npos) << context();
+    for (const auto& table : j.at("tables")) EXPECT_TRUE(table.at("limit").is_null()) << table.dump();
+  }
+  ASSERT_EQ(run(std::string(kServe) + " --json s.json"), 0) << context();
+  if (stdout_.find("no GPU") != std::string::npos) {
+    EXPECT_EQ(stdout_.find("target:"), std::string::npos) << context();
+    EXPECT_NE(stdout_.find("graphs mode"), std::string::npos) << context();
+    EXPECT_TRUE(json("s.json").at("targets").empty());
+  }
+}
+
+// Quiet by default, as convert and ffmpeg are: one line; the report behind -v.
+TEST_F(CliConventions, GrayPrintsOneLineUnlessVerbose) {
+  make_images(2);
+  ASSERT_EQ(run("gray in -o o1 --backend host --threads 1"), 0) << context();
+  EXPECT_EQ(std::count(stdout_.begin(), stdout_.end(), '\n'), 1) << context();
+  EXPECT_EQ(stdout_.rfind("gray: 2 file(s): 2 ok, 0 failed in ", 0), 0u) << context();
+  EXPECT_NE(stdout_.find("on the CPU"), std::string::npos) << context();
+  EXPECT_TRUE(stderr_.empty()) << context();  // not a terminal: no progress bar
+  ASSERT_EQ(run("gray in -o o2 --backend host --threads 1 -v"), 0) << context();
+  EXPECT_EQ(stdout_.rfind("gray: 2 file(s): 2 ok", 0), 0u) << context();
+  EXPECT_NE(stdout_.find("where the time went"), std::string::npos) << context();
+  EXPECT_NE(stdout_.find("bound by: "), std::string::npos) << context();
+  ASSERT_EQ(run("gray in -o o3 --backend host --threads 1 -q"), 0) << context();
+  EXPECT_TRUE(stdout_.empty()) << context();
+  EXPECT_EQ(run("gray in -o o4 --backend host -q -v"), 2) << context();
+  // --report keeps its meaning: the latency report.
+  ASSERT_EQ(run("gray in -o o5 --backend host --threads 1 --report"), 0) << context();
+  EXPECT_NE(stdout_.find("latency"), std::string::npos) << context();
 }
 
 }  // namespace

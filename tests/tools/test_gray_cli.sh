@@ -27,7 +27,9 @@ cp jpg/a.jpg in/sub/g.JPG
 
 expect 0 "one file" -- "$cli" gray in/a.png -o out1
 is_gray_png out1/a.png
+[[ "$(wc -l < out.txt)" == 1 ]] || { echo "FAIL: gray without -v printed more than one line"; cat out.txt; failures=$((failures + 1)); }
 contains out.txt "1 file(s): 1 ok, 0 failed" "summary counts"
+expect 0 "one file, the full report" -- "$cli" gray in/a.png -o out1v -v
 contains out.txt "where the time went" "time split"
 contains out.txt "(command wall clock; start-up" "summary on the command's wall clock"
 contains out.txt "bound by: " "summary names the bound stage"
@@ -35,7 +37,7 @@ expect 0 "folder, not recursive" -- "$cli" gray in -o out2 --backend host --thre
 is_gray_png out2/a.png
 absent out2/sub
 absent out2/readme.png
-expect 0 "folder, recursive" -- "$cli" gray -r in -o out3 --json out3.json --trace trace.json --gantt gantt.svg
+expect 0 "folder, recursive" -- "$cli" gray -r in -o out3 --json out3.json --trace trace.json --gantt gantt.svg -v
 for f in a sub/b sub/deeper/c sub/g; do is_gray_png "out3/$f.png"; done
 contains out3.json '"ok": 4' "json counts"
 contains out3.json '"device_share"' "json time split"
@@ -85,7 +87,7 @@ is_gray_png out6/good2.png
 absent out6/truncated.png
 absent out6/text.png
 contains out6.json '"failed": 2' "json failures"
-contains out.txt "2 file(s) failed" "summary names the failures"
+contains out.txt "4 file(s): 2 ok, 2 failed" "summary counts the failures"
 expect 1 "unsupported file given by name" -- "$cli" gray in/readme.txt -o out7
 contains err.txt "readme.txt" "unsupported file named"
 
@@ -110,6 +112,14 @@ contains err.txt "no *.png" "empty folder explained"
 mkdir -p clash && cp in/a.png clash/x.png && cp jpg/a.jpg clash/x.jpg
 expect 2 "two inputs, one output" -- "$cli" gray clash -o out8
 contains err.txt "would both be written" "collision named"
+contains err.txt "--name '{stem}.{ext}'" "collision points to --name"
+expect 0 "two inputs named apart" -- "$cli" gray clash -o outname --name '{stem}.{ext}'
+is_gray_png outname/x.png.png
+is_gray_png outname/x.jpg.png
+expect 2 "bad name pattern" -- "$cli" gray clash -o out8 --name '{base}'
+contains err.txt "--name '{base}'" "bad pattern named"
+expect 0 "one file given twice" -- "$cli" gray in/a.png ./in/a.png in -o outdup
+contains out.txt "1 file(s): 1 ok" "a file given twice converted once"
 expect 2 "output over input" -- "$cli" gray in/a.png -o in --force
 contains err.txt "would replace the input" "input protected"
 absent out8

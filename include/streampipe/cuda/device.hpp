@@ -41,8 +41,14 @@ class Device {
   explicit Device(int index);  // throws std::out_of_range for an index that does not exist
 
   [[nodiscard]] static int count() noexcept;
-  // nullopt when at least one device is usable; otherwise the runtime's explanation.
+  // nullopt when at least one device is usable; otherwise why not: "no NVIDIA driver found
+  // ..." where no driver is installed (the runtime would say "insufficient driver"), the
+  // driver's and the runtime's CUDA versions where the driver is too old, else the runtime's
+  // explanation.
   [[nodiscard]] static std::optional<std::string> unavailable_reason();
+  // Whether an NVIDIA driver (libcuda.so.1) loads in this process. No CUDA call: it starts
+  // no GPU, so a caller may ask before deciding whether to start one. Never throws.
+  [[nodiscard]] static bool driver_installed() noexcept;
   [[nodiscard]] static Device current();
 
   [[nodiscard]] int index() const noexcept { return index_; }

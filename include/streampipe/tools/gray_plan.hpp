@@ -3,14 +3,16 @@
 // Which files the gray tool converts and where each result goes, decided before any work.
 //
 // A file argument is converted whatever its name (the format is detected from its content,
-// so an unsupported file is reported as a failure of that file): OUTDIR/<stem>.<ext>.
+// so an unsupported file is reported as a failure of that file): OUTDIR/<stem>.<ext>, or the
+// name PlanOptions::name makes (gray_output_name.hpp). A file named twice (twice as itself,
+// or as itself and through its folder) is converted once.
 // A folder argument contributes its files named *.png, *.jpg or *.jpeg (any case) - only
 // its direct children, or its whole tree with `recursive` - mirrored under OUTDIR with their
 // relative paths: photos/a/b.jpg -> OUTDIR/a/b.png. OUTDIR itself is never scanned.
 //
 // Bad usage throws PlanError naming the problem, before anything is written: a missing
 // input, a folder argument that cannot be listed, a folder without images, two inputs that
-// would write the same output, an output that is an input, (without `force`) outputs
+// would write the same output (the message says how to name them apart), a bad name pattern, an output that is an input, (without `force`) outputs
 // that exist already, and (with `recursive`, when OUTDIR lies inside a folder argument)
 // an existing file under OUTDIR that gray did not write (not an 8-bit gray PNG or JPEG):
 // left out of the scan, it is an original image, never an output to replace, `force` or not. Inside a folder argument, a subfolder or entry that cannot be read
@@ -18,6 +20,7 @@
 // on with the rest (the CLI then fails the run, exit 1), plan_jobs() throws PlanError.
 
 #include "streampipe/io/image.hpp"
+#include "streampipe/tools/gray_output_name.hpp"
 
 #include <filesystem>
 #include <span>
@@ -37,6 +40,7 @@ struct PlanOptions {
   io::ImageFormat format = io::ImageFormat::png;
   bool recursive = false;
   bool force = false;  // existing outputs are replaced instead of refused
+  std::string name{kDefaultOutputName};  // each output's file name (gray_output_name.hpp)
 };
 
 class PlanError : public std::runtime_error {
