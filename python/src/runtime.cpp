@@ -17,7 +17,6 @@
 #include <fmt/format.h>
 
 #include <cstdint>
-#include <cstdlib>
 #include <optional>
 #include <string>
 
@@ -51,36 +50,22 @@ class NoGpuError : public Error {
                .detail = "  " + remedy}) {}
 };
 
-// The runtime's status, read again: Device::count() keeps only the count.
+// The runtime's status, read again: Device::count() keeps only the count. The cause is the
+// core's own (Device::unavailable_reason: no driver, one too old, no device), which the CLI
+// prints too; only the remedy is Python's.
 [[noreturn]] void throw_no_gpu(int index) {
   int n = 0;
   cudaError_t status = cudaGetDeviceCount(&n);
   detail::clear_expected_error();
   if (status == cudaSuccess) status = cudaErrorNoDevice;
-  const int driver = driver_version();
-  constexpr const char* without =
-      "Without a GPU, compile() still works (NVRTC needs no device) and engines run on the host backend "
-      "(Engine(..., backend=\"host\")).";
-  // The runtime reports a missing driver as an insufficient one; the driver's version (0
-  // when there is no driver to ask) tells the two apart.
-  if (status == cudaErrorInsufficientDriver && driver == 0)
-    throw NoGpuError(index, status, "no NVIDIA driver found (libcuda.so.1 is not installed or cannot be loaded)",
-                     fmt::format("Install the NVIDIA driver on a machine with an NVIDIA GPU. {}", without));
-  if (status == cudaErrorInsufficientDriver)
-    throw NoGpuError(index, status,
-                     fmt::format("the NVIDIA driver supports CUDA {}.{}, older than the CUDA {}.{} runtime streampipe "
-                                 "was built with",
-                                 driver / 1000, driver % 1000 / 10, CUDART_VERSION / 1000, CUDART_VERSION % 1000 / 10),
-                     fmt::format("Update the NVIDIA driver. {}", without));
-  if (status == cudaErrorNoDevice) {
-    const char* visible = std::getenv("CUDA_VISIBLE_DEVICES");
-    const std::string hidden =
-        visible != nullptr ? fmt::format(" (CUDA_VISIBLE_DEVICES=\"{}\" chooses which GPUs are seen)", visible) : "";
-    throw NoGpuError(index, status, "no CUDA device found: the NVIDIA driver is loaded but reports no GPU" + hidden,
-                     fmt::format("Check the GPU with nvidia-smi. {}", without));
-  }
-  throw NoGpuError(index, status, fmt::format("no usable GPU: {}", cudaGetErrorString(status)),
-                   fmt::format("Check the GPU and its driver with nvidia-smi. {}", without));
+  const std::string cause = Device::unavailable_reason().value_or("no usable GPU");
+  const char* remedy = !Device::driver_installed()              ? "Install the NVIDIA driver on a machine with an NVIDIA GPU."
+                       : status == cudaErrorInsufficientDriver ? "Update the NVIDIA driver."
+                                                                : "Check the GPU and its driver with nvidia-smi.";
+  throw NoGpuError(index, status, cause,
+                   fmt::format("{} Without a GPU, compile() still works (NVRTC needs no device) and engines run on the "
+                               "host backend (Engine(..., backend=\"host\")).",
+                               remedy));
 }
 
 nb::dict device_dict(const Device& d) {

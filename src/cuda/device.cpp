@@ -91,8 +91,12 @@ std::optional<std::string> Device::unavailable_reason() {
   int n = 0;
   const cudaError_t status = query_count(n);
   if (status == cudaSuccess && n > 0) return std::nullopt;
-  if (status == cudaSuccess) return std::string("the CUDA runtime reports no devices");
-  return detail::no_gpu_reason(status, detail::nvidia_driver(), CUDART_VERSION);
+  std::string reason =
+      detail::no_gpu_reason(status == cudaSuccess ? cudaErrorNoDevice : status, detail::nvidia_driver(), CUDART_VERSION);
+  // The commonest way to see no GPU on a machine that has some.
+  if (const char* visible = std::getenv("CUDA_VISIBLE_DEVICES"); visible != nullptr && status != cudaErrorInsufficientDriver)
+    reason += fmt::format(" (CUDA_VISIBLE_DEVICES=\"{}\" chooses which GPUs are seen)", visible);
+  return reason;
 }
 
 bool Device::driver_installed() noexcept { return detail::nvidia_driver().loaded; }

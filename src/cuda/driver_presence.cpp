@@ -42,6 +42,7 @@ std::string no_gpu_reason(cudaError_t status, const DriverPresence& driver, int 
                        "(cudaErrorInsufficientDriver)",
                        supports, report::format_cuda_version(runtime_version));
   }
+  if (status == cudaErrorNoDevice) return "no CUDA device found: the NVIDIA driver is loaded but reports no GPU";
   return fmt::format("{}: {}", cudaGetErrorName(status), cudaGetErrorString(status));
 }
 

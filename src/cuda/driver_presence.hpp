@@ -24,8 +24,8 @@ struct DriverPresence {
 
 // Pure: what `status` (a failure of the runtime's device query) means on a machine with
 // `driver`, for a runtime of `runtime_version`. "no NVIDIA driver found ..." without a
-// driver, "the NVIDIA driver supports CUDA X.Y, older than ..." for one too old, else the
-// runtime's own name and text for the status.
+// driver, "the NVIDIA driver supports CUDA X.Y, older than ..." for one too old, "no CUDA
+// device found ..." for cudaErrorNoDevice, else the runtime's own name and text.
 [[nodiscard]] std::string no_gpu_reason(cudaError_t status, const DriverPresence& driver, int runtime_version);
 
 }  // namespace streampipe::detail

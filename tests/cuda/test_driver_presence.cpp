@@ -33,9 +33,16 @@ TEST(NoGpuReason, ADriverTooOldNamesBothVersions) {
   EXPECT_FALSE(has(why, "no NVIDIA driver")) << why;
 }
 
-TEST(NoGpuReason, OtherStatusesWithADriverKeepTheRuntimesWords) {
+TEST(NoGpuReason, ADriverWithoutDevicesSaysNoDeviceFound) {
   const std::string why = no_gpu_reason(cudaErrorNoDevice, DriverPresence{.loaded = true, .version = 13000}, 13000);
-  EXPECT_TRUE(has(why, "cudaErrorNoDevice")) << why;
+  EXPECT_TRUE(has(why, "no CUDA device found")) << why;
+  EXPECT_FALSE(has(why, "no NVIDIA driver")) << why;
+}
+
+TEST(NoGpuReason, OtherStatusesWithADriverKeepTheRuntimesWords) {
+  const std::string why =
+      no_gpu_reason(cudaErrorInitializationError, DriverPresence{.loaded = true, .version = 13000}, 13000);
+  EXPECT_TRUE(has(why, "cudaErrorInitializationError")) << why;
 }
 
 // On this machine, whatever it has: the reason for no GPU and the runtime error agree with
