@@ -128,16 +128,6 @@ TEST(GrayPlan, RecursionSkipsTheOutputFolder) {
   EXPECT_EQ(jobs[0].output, d / "gray/a.png");
 }
 
-template <typename F>
-std::string plan_error(F&& f) {
-  try {
-    f();
-  } catch (const PlanError& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
-
 TEST(GrayPlan, BadUsageIsRefusedBeforeAnyWork) {
   TempDir d;
   write_png(d / "x/a.png", random_image(3, 3, 3, 8, 1));

@@ -7,11 +7,13 @@
 #include "streampipe/io/image.hpp"
 #include "streampipe/ops/rgb_to_gray.hpp"
 #include "streampipe/tools/gray.hpp"
+#include "streampipe/tools/gray_plan.hpp"
 #include "streampipe/tools/gray_pixels.hpp"
 
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <functional>
 #include <filesystem>
 #include <fstream>
 #include <random>
@@ -142,6 +144,16 @@ inline std::vector<Job> jobs_for(const std::vector<fs::path>& files, const fs::p
     jobs.push_back({p, out / name});
   }
   return jobs;
+}
+
+// The message of the PlanError that `f` throws, or "(no error)".
+inline std::string plan_error(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const PlanError& e) {
+    return e.what();
+  }
+  return "(no error)";
 }
 
 }  // namespace streampipe::tools::gray::testing

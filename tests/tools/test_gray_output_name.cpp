@@ -18,15 +18,6 @@ namespace streampipe::tools::gray {
 namespace {
 using namespace testing;
 
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const PlanError& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
-
 TEST(GrayOutputName, FieldsAndTheFormatsExtension) {
   using io::ImageFormat;
   EXPECT_EQ(output_file_name("a/x.JPG", kDefaultOutputName, ImageFormat::png), "x.png");
@@ -41,7 +32,7 @@ TEST(GrayOutputName, FieldsAndTheFormatsExtension) {
 
 TEST(GrayOutputName, BadPatternsAreNamed) {
   for (const char* bad : {"", "{stem", "stem}", "{name}", "sub/{stem}"}) {
-    const std::string why = error_of([&] { (void)output_file_name("x.png", bad, io::ImageFormat::png); });
+    const std::string why = plan_error([&] { (void)output_file_name("x.png", bad, io::ImageFormat::png); });
     EXPECT_NE(why.find("--name"), std::string::npos) << bad << ": " << why;
     EXPECT_NE(why.find("{stem}"), std::string::npos) << bad << ": " << why;
   }
@@ -54,7 +45,7 @@ TEST(GrayOutputName, AFolderWithXJpgAndXPngConvertsUnderExt) {
   PlanOptions o;
   o.output_dir = d / "out";
   const std::vector<fs::path> inputs = {d / "in"};
-  const std::string clash = error_of([&] { (void)plan_jobs(inputs, o); });
+  const std::string clash = plan_error([&] { (void)plan_jobs(inputs, o); });
   EXPECT_NE(clash.find("would both be written to"), std::string::npos) << clash;
   EXPECT_NE(clash.find("--name '{stem}.{ext}' (x.jpg.png and x.png.png)"), std::string::npos) << clash;
   o.name = "{stem}.{ext}";
@@ -71,7 +62,7 @@ TEST(GrayOutputName, FilesOfOneNameFromTwoFoldersNeedTwoOutputFolders) {
   PlanOptions o;
   o.output_dir = d / "out";
   const std::vector<fs::path> inputs = {d / "a/x.png", d / "b/x.png"};
-  const std::string clash = error_of([&] { (void)plan_jobs(inputs, o); });
+  const std::string clash = plan_error([&] { (void)plan_jobs(inputs, o); });
   EXPECT_NE(clash.find("different output folders"), std::string::npos) << clash;
 }
 
