@@ -264,8 +264,11 @@ RunStats Engine::Impl::drain() {
   drained.wait(lock, [&] { return outstanding == 0; });
   if (auto error = delivery.take_callback_error()) std::rethrow_exception(error);
   RunStats out = stats;
+  // A member still starting is its start thread's alone (its staging may be being made); the
+  // others' were made before their state left `starting`, under this lock.
   for (const auto& m : members)
-    if (m->staging) out.staging_peak_bytes += m->staging->peak_bytes();
+    if (m->report.state != DeviceReport::State::starting && m->staging)
+      out.staging_peak_bytes += m->staging->peak_bytes();
   return out;
 }
 
