@@ -66,6 +66,7 @@ const std::pair<const char*, std::vector<const char*>> kTraced[] = {
     {"gray", {"gray-engine-pinned", "gray-engine-pageable-in", "gray-engine-pageable"}},
     {"arrays", {"arrays-engine-pinned", "arrays-engine-pageable-in", "arrays-engine-pageable"}},
     {"chunked", {"chunked-4-lanes-16MiB"}},
+    {"user-kernel", {"user-kernel-engine-pinned", "user-kernel-engine-pageable"}},
 };
 
 }  // namespace

@@ -121,7 +121,7 @@ Benchmark streams_benchmark() {
       {"arrays", "arrays in the arrays experiment", I{200}, 1, 4096},
       {"chunked-mib", "size of the chunked array in MiB", I{1024}, 16, 65536},
       {"overhead-items", "tiny items in the overhead experiment", I{20000}, 1, 10000000},
-      {"lanes", "engine lanes for every experiment (default: each chooses)", I{0}, 1, 64, {}, false},
+      {"lanes", "engine lanes for every experiment (default: each chooses)", I{0}, 1, 128, {}, false},
       {"batch", "arrays per launch in the arrays experiment", I{0}, 1, 4096, {}, false},
       {"depth", "slots per engine lane (work in flight) in the gray and arrays experiments", I{0}, 1, 16, {}, false},
       {"host-threads", "engine staging workers in the gray and arrays experiments (default: one per core)", I{0}, 1, 64,

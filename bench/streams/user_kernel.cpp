@@ -88,10 +88,10 @@ Experiment user_kernel_experiment(const Config& c, bool gpu, const LinkLimits* l
   pipeline::Engine engine(op, o);
   ex.rows.push_back(engine_row(c, engine, "engine, planned (pinned)", c.runs, n, [&](std::size_t i) {
     return pipeline::make_item(std::span<const std::byte>(arrays.pin_in[i].bytes()), arrays.pin_out[i].bytes());
-  }, poison_pinned, verify_pinned, "", reason));
+  }, poison_pinned, verify_pinned, "user-kernel-engine-pinned", reason));
   ex.rows.push_back(engine_row(c, engine, "engine, planned (pageable in and out)", c.runs, n, [&](std::size_t i) {
     return pipeline::make_item(std::span<const float>(in[i]), std::span<float>(out[i]));
-  }, poison_pageable, verify_pageable, "", reason));
+  }, poison_pageable, verify_pageable, "user-kernel-engine-pageable", reason));
   for (auto& r : ex.rows) {
     r.fields["bytes"] = n * kBytes;
     r.fields["limit_gbps"] = link ? link->peak_gbps("pinned_h2d") : 0;
