@@ -22,8 +22,6 @@
 namespace streampipe::tools::gray::detail {
 namespace {
 
-constexpr std::size_t align_up(std::size_t n) noexcept { return (n + 255) / 256 * 256; }
-
 // The lane's RGB buffer holds at least `bytes`. Growing waits for the lane's earlier work,
 // which may still read the old buffer (only for the first group, or a larger one).
 void reserve_rgb(LaneCodecs& lane, const Device& device, std::size_t bytes, StreamRef stream) {

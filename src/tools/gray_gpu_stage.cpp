@@ -22,8 +22,6 @@ namespace streampipe::tools::gray::detail {
 namespace {
 
 // Each file of a group starts on its own 256-byte boundary in the staged input and the output.
-constexpr std::size_t align_up(std::size_t n) noexcept { return (n + 255) / 256 * 256; }
-
 }  // namespace
 
 GpuStage::Impl::Impl(const GpuStageSetup& s, std::span<FileResult> f, const Options& o)

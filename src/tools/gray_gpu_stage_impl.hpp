@@ -19,6 +19,9 @@
 
 namespace streampipe::tools::gray::detail {
 
+// Offsets of a group's files in its staging and device buffers: 256-byte aligned.
+constexpr std::size_t align_up(std::size_t n) noexcept { return (n + 255) / 256 * 256; }
+
 // Where one file of a group is in the group's staged input and output (written by produce,
 // read by the lane and by consume, which the engine orders after it).
 struct Ticket {
