@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <array>
 #include <atomic>
 #include <cstdlib>
@@ -69,6 +70,16 @@ void request_hardware_queues() noexcept {
   // the driver initialized it is ignored (docs/python.md, "the engine's hardware queues").
   static const bool requested = [] { return ::setenv("CUDA_DEVICE_MAX_CONNECTIONS", "32", 0) == 0; }();
   (void)requested;
+}
+
+int hardware_queues() noexcept {
+  const char* value = std::getenv("CUDA_DEVICE_MAX_CONNECTIONS");
+  constexpr int kDriverDefault = 8, kMost = 32;
+  if (value == nullptr || *value == '\0') return kDriverDefault;
+  char* end = nullptr;
+  const long n = std::strtol(value, &end, 10);
+  if (*end != '\0' || n < 1) return kDriverDefault;
+  return static_cast<int>(std::min<long>(n, kMost));
 }
 
 Device::Device(int index) : index_(index) {

@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 // A lane on the GPU: one non-blocking stream with its device buffers, grown in stream order.
-// Per slot: four timing events (start, inputs in, compute done, outputs out; "inputs in" and
-// "outputs out" blocking-sync, so the threads that wait for them sleep instead of spinning)
-// and, in graph mode, the captured graph of that slot's last batch layout.
+// Per slot: four events (start, inputs in, compute done, outputs out; "inputs in" and
+// "outputs out" blocking-sync, so the threads that wait for them sleep instead of spinning),
+// timed unless LaneConfig::timed_stages is off, and, in graph mode, the captured graph of
+// that slot's last batch layout.
 
 #include "lane_executor.hpp"
 
@@ -39,11 +40,11 @@ struct GraphKey {
 };
 
 struct SlotResources {
-  SlotResources(const Device& d)
-      : start(d),
-        inputs_in(d, EventTiming::enabled, EventWait::blocking),
-        computed(d),
-        done(d, EventTiming::enabled, EventWait::blocking) {}
+  SlotResources(const Device& d, EventTiming timing)
+      : start(d, timing),
+        inputs_in(d, timing, EventWait::blocking),
+        computed(d, timing),
+        done(d, timing, EventWait::blocking) {}
   Event start, inputs_in, computed, done;
   PinnedBuffer<ItemDescriptor> descriptors;
   std::optional<GraphKey> graph_key;
@@ -81,7 +82,8 @@ class GpuLane final : public LaneExecutor {
     try {
       CurrentDeviceGuard guard(device_);
       if (!resources) {
-        resources = std::make_unique<SlotResources>(device_);
+        resources = std::make_unique<SlotResources>(
+            device_, config_.timed_stages ? EventTiming::enabled : EventTiming::disabled);
         if (config_.max_batch > 1)
           resources->descriptors = PinnedBuffer<ItemDescriptor>(static_cast<std::size_t>(config_.max_batch));
       }
@@ -144,6 +146,7 @@ class GpuLane final : public LaneExecutor {
         } else {
           work.replayed_graph = true;
         }
+        work.enqueued_at_ms = t0;
         slot.start.record(s);
         slot.graph.launch(s);
         slot.done.record(s);
@@ -153,6 +156,7 @@ class GpuLane final : public LaneExecutor {
         return;
       }
 
+      work.enqueued_at_ms = t0;
       slot.start.record(s);
       enqueue_in();
       slot.inputs_in.record(s);
@@ -192,6 +196,11 @@ class GpuLane final : public LaneExecutor {
     if (!work.must_wait) return;
     SlotResources& slot = *slots_.at(static_cast<std::size_t>(work.slot));
     slot.done.synchronize();
+    if (!config_.timed_stages) {  // one span, as the host saw it, reported as compute
+      work.h2d_start_ms = work.h2d_end_ms = work.enqueued_at_ms;
+      work.compute_end_ms = work.d2h_end_ms = config_.now_ms();
+      return;
+    }
     const auto at = [&](const Event& e) { return anchor_host_ms_ + elapsed(anchor_, e).count(); };
     work.h2d_start_ms = at(slot.start);
     work.d2h_end_ms = at(slot.done);

@@ -45,6 +45,7 @@ struct SlotWork {
   bool inputs_fenced = false;  // wait_inputs() can tell when the copies in are done
   double h2d_start_ms = 0, h2d_end_ms = 0, compute_end_ms = 0, d2h_end_ms = 0;
   double enqueue_ms = 0;
+  double enqueued_at_ms = 0;  // when the lane began to enqueue it, on the engine's clock
   bool replayed_graph = false;
   bool graph_timing = false;  // one span start..done: the copies ran inside a graph
 
@@ -88,6 +89,11 @@ struct LaneConfig {
   int slots = 1;            // slot ids this lane may see are < slots (its member's ids)
   int max_batch = 1;
   bool use_graphs = false;
+  // Each stage timed by events (start, inputs in, computed, done). Off when the member has
+  // more lanes than the hardware queues: a timed event holds its queue until the kernel
+  // before it ends, and lanes sharing a queue would run their kernels one at a time. Then
+  // a slot is one span on the engine's clock, from its enqueue to its completion seen.
+  bool timed_stages = true;
   double (*now_ms)() = nullptr;  // the engine's clock
   // The member's Operation::start_device state, set before the member takes work.
   const std::shared_ptr<void>* device_state = nullptr;

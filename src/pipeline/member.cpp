@@ -25,7 +25,8 @@ void build_member(Member& m, const MemberBuild& build) {
   }
   for (int l = 0; l < m.lanes; ++l) {
     const LaneConfig cfg{.lane = m.first_lane + l, .member_lane = l, .device = m.device, .slots = slots,
-                         .max_batch = build.max_batch, .use_graphs = build.use_graphs, .now_ms = build.now_ms,
+                         .max_batch = build.max_batch, .use_graphs = build.use_graphs,
+                         .timed_stages = m.lanes <= hardware_queues(), .now_ms = build.now_ms,
                          .device_state = &m.state};
     m.lane_queues.push_back(std::make_unique<LaneQueue>(gpu ? make_gpu_lane(cfg) : make_host_lane(cfg), build.complete));
   }

@@ -11,7 +11,10 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+#include <string>
 #include <type_traits>
+#include <utility>
 #include <vector>
 
 namespace streampipe {
@@ -48,6 +51,21 @@ TEST(Device, CountIsConsistentWithUnavailableReason) {
 }
 
 // Pageable memory is "not pinned", with or without a device or driver: the query never throws.
+TEST(Device, HardwareQueuesFollowTheEnvironmentWithTheDriversDefault) {
+  const char* name = "CUDA_DEVICE_MAX_CONNECTIONS";
+  const char* before = std::getenv(name);
+  const std::string saved = before ? before : "";
+  const std::pair<const char*, int> cases[] = {{"32", 32}, {"8", 8}, {"1", 1}, {"64", 32},
+                                               {"0", 8},   {"-3", 8}, {"x", 8}, {"12x", 8}, {"", 8}};
+  for (const auto& [value, want] : cases) {
+    ASSERT_EQ(::setenv(name, value, 1), 0);
+    EXPECT_EQ(hardware_queues(), want) << "'" << value << "'";
+  }
+  ASSERT_EQ(::unsetenv(name), 0);
+  EXPECT_EQ(hardware_queues(), 8);
+  if (before) ::setenv(name, saved.c_str(), 1);
+}
+
 TEST(HostMemory, PageableIsNotPinnedWithOrWithoutADevice) {
   int local = 0;
   std::vector<float> heap(16);

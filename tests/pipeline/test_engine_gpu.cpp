@@ -169,6 +169,38 @@ TEST(EngineGpu, GraphReplayGivesSameResults) {
   }
 }
 
+// More lanes than hardware queues: the lanes' events are untimed (a timed one would hold
+// its queue until the kernel before it ends), and each slot is one span reported as compute.
+TEST(EngineGpu, LanesBeyondTheHardwareQueuesAreTimedAsOneSpan) {
+  SP_REQUIRE_GPU();
+  Engine engine(ops::affine_operation(2.0f, 1.0f), gpu(hardware_queues() + 1, 1));
+  constexpr std::size_t n = 4099;
+  std::vector<std::vector<float>> in(3 * (hardware_queues() + 1), std::vector<float>(n));
+  std::vector<std::vector<float>> out(in.size(), std::vector<float>(n, -1.0f));
+  std::vector<std::future<ItemResult>> futures;
+  for (std::size_t i = 0; i < in.size(); ++i) {
+    for (std::size_t k = 0; k < n; ++k) in[i][k] = static_cast<float>(i) + static_cast<float>(k) / 8.0f;
+    futures.push_back(engine.submit(make_item(std::span<const float>(in[i]), std::span<float>(out[i]))));
+  }
+  engine.drain();
+  std::vector<float> want(n);
+  for (std::size_t i = 0; i < in.size(); ++i) {
+    ASSERT_TRUE(futures[i].get().ok());
+    ops::affine_host(in[i], want, 2.0f, 1.0f);
+    ASSERT_EQ(std::memcmp(out[i].data(), want.data(), n * 4), 0) << i;
+  }
+  std::size_t computed = 0;
+  for (const auto& r : engine.timeline().records()) {
+    if (r.stage == Stage::compute) {
+      EXPECT_GT(r.end_ms, r.start_ms);
+      ++computed;
+    } else {
+      EXPECT_EQ(r.end_ms, r.start_ms) << "copies are not timed apart from the kernel";
+    }
+  }
+  EXPECT_EQ(computed, in.size());
+}
+
 TEST(EngineGpu, ChunkedLargeArrayFromPinnedAndPageable) {
   SP_REQUIRE_GPU();
   constexpr std::size_t n = (std::size_t{48} << 20) / 4 + 7;  // 48 MiB of floats and a tail

@@ -32,6 +32,11 @@ struct PcieLink {
 // counts only before the process's first CUDA call; streampipe calls it before each of
 // its own. Idempotent, thread-safe, never throws.
 void request_hardware_queues() noexcept;
+// The hardware queues this process's streams share: CUDA_DEVICE_MAX_CONNECTIONS as the
+// environment says now (1-32), the driver's 8 when unset or not a number. Streams beyond it
+// share queues, and a timed event recorded on a stream holds its queue until the work before
+// it ends, so such streams' kernels then run one at a time per queue (docs/engine.md).
+[[nodiscard]] int hardware_queues() noexcept;
 // Whether this process has asked CUDA for its devices through streampipe (Device::count,
 // unavailable_reason, any Device): the driver is initialized, so further queries are cheap.
 [[nodiscard]] bool cuda_started() noexcept;
