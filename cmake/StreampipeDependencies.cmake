@@ -37,10 +37,14 @@ endif()
 streampipe_optional("NVTX ranges" STREAMPIPE_HAVE_NVTX "CUDA::nvtx3, the toolkit's nvtx3 headers")
 
 set(STREAMPIPE_HAVE_NVJPEG OFF)
-if(TARGET CUDA::nvjpeg)
+if(TARGET CUDA::nvjpeg AND STREAMPIPE_WITH_NVJPEG)
   set(STREAMPIPE_HAVE_NVJPEG ON)
 endif()
-streampipe_optional("nvJPEG (gray --decode gpu)" STREAMPIPE_HAVE_NVJPEG "CUDA::nvjpeg")
+if(STREAMPIPE_WITH_NVJPEG)
+  streampipe_optional("nvJPEG (gray --decode gpu)" STREAMPIPE_HAVE_NVJPEG "CUDA::nvjpeg")
+else()
+  streampipe_optional("nvJPEG (gray --decode gpu)" STREAMPIPE_HAVE_NVJPEG "STREAMPIPE_WITH_NVJPEG=OFF")
+endif()
 
 # The jit layer compiles against NVRTC's header and loads the library at run time.
 if(NOT TARGET CUDA::nvrtc)

@@ -80,7 +80,10 @@ def main() -> None:
     t_elem = gpu_time_ms(lambda s: product(d_dest, d_a, d_b, stream=s))
     print(f"warm, timed with events: SourceModule {t_source:.3f} ms, ElementwiseKernel {t_elem:.3f} ms "
           f"({3 * 4 * n / t_source / 1e6:.0f} GB/s)")
-    check(0.5 < t_source / t_elem < 2.0, "the two kernels take about the same time once compiled")
+    if args.quick:  # 400 elements: both are a launch's few microseconds, not the kernel
+        print("  (--quick: too small to compare the kernels' times)")
+    else:
+        check(0.5 < t_source / t_elem < 2.0, "the two kernels take about the same time once compiled")
 
 
 if __name__ == "__main__":
