@@ -5,12 +5,14 @@
 #include "streampipe/cuda/device_buffer.hpp"
 #include "streampipe/cuda/event.hpp"
 #include "streampipe/cuda/graph.hpp"
+#include "streampipe/cuda/graph_cache.hpp"
 #include "streampipe/cuda/pinned_buffer.hpp"
 #include "streampipe/cuda/pinned_pool.hpp"
 #include "streampipe/cuda/stream.hpp"
 
 #include <gtest/gtest.h>
 
+#include <stdexcept>
 #include <type_traits>
 #include <vector>
 
@@ -34,6 +36,13 @@ static_assert(std::is_trivially_copyable_v<StreamRef>);
 static_assert(std::is_nothrow_destructible_v<Stream> && std::is_nothrow_destructible_v<DeviceBuffer<int>>);
 // Handles do not convert to each other implicitly.
 static_assert(!std::is_convertible_v<Stream, StreamRef>);
+
+TEST(GraphCache, NeedsRoomForOneGraph) {
+  EXPECT_THROW(GraphCache<int>(0), std::invalid_argument);
+  const GraphCache<int> cache(1);
+  EXPECT_EQ(cache.find(7), nullptr);
+  EXPECT_EQ(cache.size(), 0u);
+}
 
 TEST(Device, CountIsConsistentWithUnavailableReason) {
   const int n = Device::count();
