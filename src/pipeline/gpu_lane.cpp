@@ -52,12 +52,16 @@ class GpuLane final : public LaneExecutor {
       : device_(config.device),
         config_(config),
         stream_(device_),
-        clock_(device_, stream_.ref(), config.now_ms) {
+        clock_(device_, stream_.ref(), config.now_ms),
+        regions_(config.device_memory.value_or(cuda_async_resource())) {
     // A lane sees only its member's slots that take it (every lanes-th): their events and
     // buffers are made on their first batch, not for every slot of the member.
     slots_.resize(static_cast<std::size_t>(config.slots));
-    if (config.max_batch > 1)
-      d_descriptors_ = DeviceBuffer<ItemDescriptor>(device_, static_cast<std::size_t>(config.max_batch));
+    if (config.max_batch > 1) {
+      const auto count = static_cast<std::size_t>(config.max_batch);
+      d_descriptors_ = config.device_memory ? DeviceBuffer<ItemDescriptor>(count, stream_.ref(), *config.device_memory)
+                                            : DeviceBuffer<ItemDescriptor>(device_, count);
+    }
   }
 
   ~GpuLane() override {
@@ -200,12 +204,12 @@ class GpuLane final : public LaneExecutor {
     // Stream-ordered: the old buffer is freed after the work already queued that uses it.
     if (in_bytes > 0 && (!d_in_ || d_in_->bytes() < in_bytes)) {
       d_in_.reset();
-      d_in_.emplace(stream_.ref(), in_bytes);
+      d_in_.emplace(stream_.ref(), in_bytes, regions_);
       zero(*d_in_);
     }
     if (out_bytes > 0 && (!d_out_ || d_out_->bytes() < out_bytes)) {
       d_out_.reset();
-      d_out_.emplace(stream_.ref(), out_bytes);
+      d_out_.emplace(stream_.ref(), out_bytes, regions_);
       zero(*d_out_);
     }
   }
@@ -222,6 +226,7 @@ class GpuLane final : public LaneExecutor {
   LaneConfig config_;
   Stream stream_;
   EventClock clock_;  // the engine's clock for the slots' events
+  DeviceResourceRef regions_;  // where d_in_ and d_out_ come from
   std::vector<std::unique_ptr<SlotResources>> slots_;
   std::optional<StreamOrderedBuffer<std::byte>> d_in_, d_out_;
   DeviceBuffer<ItemDescriptor> d_descriptors_;

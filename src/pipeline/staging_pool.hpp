@@ -41,8 +41,10 @@ class StagingPool {
   // Blocks until the copies in last enqueued for `slot` have finished reading host memory.
   using WaitInputs = std::function<void(int slot)>;
 
-  // Pinned blocks lie on `numa_node` where the host has several (PinnedPool::acquire).
-  StagingPool(bool pinned, std::size_t budget, int slots, WaitInputs wait_inputs, int numa_node = -1);
+  // Pinned blocks come from `memory` when given, else from the process-wide pool on
+  // `numa_node` where the host has several (PinnedPool::acquire).
+  StagingPool(bool pinned, std::size_t budget, int slots, WaitInputs wait_inputs, int numa_node = -1,
+              std::optional<HostResourceRef> memory = {});
   StagingPool(const StagingPool&) = delete;
   StagingPool& operator=(const StagingPool&) = delete;
 
@@ -73,7 +75,7 @@ class StagingPool {
     std::size_t bytes = 0;          // lent size, counted against the budget
     std::uint64_t generation = 1;   // bumped when the block comes back
     bool awaited = false;           // an acquire() is waiting for its copies
-    Block(bool pinned, int numa_node) : buffer(pinned, numa_node) {}
+    Block(bool pinned, int numa_node, std::optional<HostResourceRef> memory) : buffer(pinned, numa_node, memory) {}
   };
 
   // Lends a block under `lock`, which it releases before growing the block.
@@ -83,6 +85,7 @@ class StagingPool {
 
   bool pinned_;
   int numa_node_;
+  std::optional<HostResourceRef> memory_;
   std::size_t budget_;
   WaitInputs wait_inputs_;
   mutable std::mutex mutex_;
