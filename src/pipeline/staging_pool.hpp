@@ -5,9 +5,8 @@
 // backend. A block is lent to a slot from the copy into it until the lane's copies in have
 // read it (not until the slot completes), and only `budget` bytes are lent at once: a ring
 // that small stays in the CPU's last-level cache, where the staging threads write it and
-// the DMA engine reads it. On the H100 host, 800 MB of pageable input staged by 16 threads
-// while the DMA engines copied it in and out took 19.2 ms through 48 MiB of blocks and
-// 28.8 ms through 256 MiB (bench/peers/staging_probe.cu; bench/results run15).
+// the DMA engine reads it (docs/engine.md, "Staging ring" under "Measured", has the runs
+// that chose the default budget).
 //
 // When the budget is spent, acquire() waits for the copies in of the oldest lent block
 // (through the WaitInputs the engine supplies) and takes that block back itself, so
