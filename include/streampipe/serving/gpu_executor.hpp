@@ -22,9 +22,10 @@
 // kernels are launched one by one. Either way every bucket runs once per lane in prepare(),
 // so module loading, cuBLAS heuristics and graph upload stay out of measured requests.
 //
-// These lanes are not the engine's (pipeline's LaneExecutor): mapped I/O and a graph per
-// bucket, replayed whatever the requests' addresses, have no counterpart there
-// (docs/architecture.md says why, with the measurements).
+// Its lanes are lanes in the engine's sense, built from the same core kit (SlotEvents times a
+// slot, a GraphCache per lane keeps the plans), but not run by the engine's LaneExecutor:
+// mapped I/O and a graph per bucket, replayed whatever the requests' addresses, have no
+// counterpart there (docs/architecture.md says why, with the measurements).
 
 #include "streampipe/serving/executor.hpp"
 #include "streampipe/cuda/device.hpp"
