@@ -52,7 +52,7 @@ Member& Engine::Impl::add_member(int device, bool simulated, int lanes) {
 
 detail::MemberBuild Engine::Impl::member_build() {
   return {.max_batch = options.batch_items, .use_graphs = options.use_graphs, .staging_bytes = options.staging_bytes,
-          .now_ms = &clock_ms,
+          .device_memory = options.device_memory, .staging_memory = options.staging_memory, .now_ms = &clock_ms,
           .complete = [this](detail::Slot& slot, detail::LaneExecutor& executor) { complete(slot, executor); }};
 }
 

@@ -1,17 +1,18 @@
 // SPDX-License-Identifier: Apache-2.0
 // A lane on the GPU: one non-blocking stream with its device buffers, grown in stream order.
-// Per slot: four events (start, inputs in, compute done, outputs out; "inputs in" and
-// "outputs out" blocking-sync, so the threads that wait for them sleep instead of spinning),
-// timed unless LaneConfig::timed_stages is off, and, in graph mode, the captured graph of
-// that slot's last batch layout.
+// Per slot: core's four events (SlotEvents; "inputs in" and "done" blocking-sync, so the
+// threads that wait for them sleep instead of spinning), timed unless LaneConfig::timed_stages
+// is off, and, in graph mode, a GraphCache holding the captured graph of that slot's last
+// batch layout.
 
 #include "lane_executor.hpp"
 
 #include "streampipe/cuda/device_buffer.hpp"
-#include "streampipe/cuda/event.hpp"
-#include "streampipe/cuda/graph.hpp"
+#include "streampipe/cuda/event_clock.hpp"
+#include "streampipe/cuda/graph_cache.hpp"
 #include "streampipe/cuda/nvtx.hpp"
 #include "streampipe/cuda/pinned_buffer.hpp"
+#include "streampipe/cuda/slot_events.hpp"
 
 #include <algorithm>
 #include <optional>
@@ -40,30 +41,28 @@ struct GraphKey {
 };
 
 struct SlotResources {
-  SlotResources(const Device& d, EventTiming timing)
-      : start(d, timing),
-        inputs_in(d, timing, EventWait::blocking),
-        computed(d, timing),
-        done(d, timing, EventWait::blocking) {}
-  Event start, inputs_in, computed, done;
+  SlotResources(const Device& d, EventTiming timing) : events(d, timing, EventWait::blocking, EventWait::blocking) {}
+  SlotEvents events;
   PinnedBuffer<ItemDescriptor> descriptors;
-  std::optional<GraphKey> graph_key;
-  GraphExec graph;
+  GraphCache<GraphKey> graphs{1};  // the slot's last layout
 };
 
 class GpuLane final : public LaneExecutor {
  public:
   explicit GpuLane(const LaneConfig& config)
-      : device_(config.device), config_(config), stream_(device_), anchor_(device_) {
+      : device_(config.device),
+        config_(config),
+        stream_(device_),
+        clock_(device_, stream_.ref(), config.now_ms),
+        regions_(config.device_memory.value_or(cuda_async_resource())) {
     // A lane sees only its member's slots that take it (every lanes-th): their events and
     // buffers are made on their first batch, not for every slot of the member.
     slots_.resize(static_cast<std::size_t>(config.slots));
-    if (config.max_batch > 1)
-      d_descriptors_ = DeviceBuffer<ItemDescriptor>(device_, static_cast<std::size_t>(config.max_batch));
-    // Places event times on the engine's clock: an event and a host reading taken together.
-    anchor_.record(stream_.ref());
-    anchor_.synchronize();
-    anchor_host_ms_ = config_.now_ms();
+    if (config.max_batch > 1) {
+      const auto count = static_cast<std::size_t>(config.max_batch);
+      d_descriptors_ = config.device_memory ? DeviceBuffer<ItemDescriptor>(count, stream_.ref(), *config.device_memory)
+                                            : DeviceBuffer<ItemDescriptor>(device_, count);
+    }
   }
 
   ~GpuLane() override {
@@ -125,31 +124,32 @@ class GpuLane final : public LaneExecutor {
         // graph, so a replayed slot is timed as one span (reported as compute).
         GraphKey key{work.copies_in, work.copies_out, work.in_bytes, work.out_bytes, work.descriptors.size(),
                      d_in_ ? d_in_->data() : nullptr, d_out_ ? d_out_->data() : nullptr};
-        if (!(slot.graph_key && *slot.graph_key == key)) {
-          slot.graph_key.reset();
-          GraphCapture capture(s);
-          enqueue_in();
+        const GraphExec* graph = slot.graphs.find(key);
+        if (graph == nullptr) {
           try {
-            work.op->device(batch);
+            graph = &slot.graphs.capture(key, s, [&] {
+              enqueue_in();
+              try {
+                work.op->device(batch);
+              } catch (...) {
+                work.error_in_operation = true;
+                throw;
+              }
+              enqueue_out();
+            });
           } catch (...) {
+            if (!work.error_in_operation) throw;
             work.error = std::current_exception();
-            work.error_in_operation = true;
-          }
-          if (!work.error) enqueue_out();
-          Graph graph = capture.end();
-          if (work.error) {
             work.enqueue_ms = config_.now_ms() - t0;
             return;  // nothing was enqueued: the capture only recorded
           }
-          slot.graph = GraphExec(graph);
-          slot.graph_key = key;
         } else {
           work.replayed_graph = true;
         }
         work.enqueued_at_ms = t0;
-        slot.start.record(s);
-        slot.graph.launch(s);
-        slot.done.record(s);
+        slot.events.start.record(s);
+        graph->launch(s);
+        slot.events.done.record(s);
         work.graph_timing = true;
         work.must_wait = true;
         work.enqueue_ms = config_.now_ms() - t0;
@@ -157,9 +157,9 @@ class GpuLane final : public LaneExecutor {
       }
 
       work.enqueued_at_ms = t0;
-      slot.start.record(s);
+      slot.events.start.record(s);
       enqueue_in();
-      slot.inputs_in.record(s);
+      slot.events.inputs_in.record(s);
       // Fenced: the staging may be taken back once the input copy is done. Not so when the
       // operation's own work reads the staging; then the slot's completion gives it back.
       work.inputs_fenced = !work.op->reads_staged_input;
@@ -169,16 +169,16 @@ class GpuLane final : public LaneExecutor {
         work.error = std::current_exception();
         work.error_in_operation = true;
       }
-      slot.computed.record(s);
+      slot.events.computed.record(s);
       if (!work.error) enqueue_out();
-      slot.done.record(s);
+      slot.events.done.record(s);
       work.must_wait = true;
     } catch (...) {
       if (!work.error) work.error = std::current_exception();
       // Whatever was enqueued before the failure must still finish before the slot's
       // staging memory is reused: make the completion thread wait on the stream.
       try {
-        slot.done.record(s);
+        slot.events.done.record(s);
         work.must_wait = true;
       } catch (...) {
         work.must_wait = false;
@@ -189,28 +189,23 @@ class GpuLane final : public LaneExecutor {
 
   void wait_inputs(int slot) override {
     // Asked only for a slot whose copies in were enqueued: its resources exist.
-    slots_.at(static_cast<std::size_t>(slot))->inputs_in.synchronize();
+    slots_.at(static_cast<std::size_t>(slot))->events.inputs_in.synchronize();
   }
 
   void wait(SlotWork& work) override {
     if (!work.must_wait) return;
     SlotResources& slot = *slots_.at(static_cast<std::size_t>(work.slot));
-    slot.done.synchronize();
+    slot.events.done.synchronize();
     if (!config_.timed_stages) {  // one span, as the host saw it, reported as compute
       work.h2d_start_ms = work.h2d_end_ms = work.enqueued_at_ms;
       work.compute_end_ms = work.d2h_end_ms = config_.now_ms();
       return;
     }
-    const auto at = [&](const Event& e) { return anchor_host_ms_ + elapsed(anchor_, e).count(); };
-    work.h2d_start_ms = at(slot.start);
-    work.d2h_end_ms = at(slot.done);
-    if (work.graph_timing) {
-      work.h2d_end_ms = work.h2d_start_ms;
-      work.compute_end_ms = work.d2h_end_ms;
-    } else {
-      work.h2d_end_ms = at(slot.inputs_in);
-      work.compute_end_ms = at(slot.computed);
-    }
+    const SlotTimes t = slot.events.times(clock_, work.graph_timing ? SlotSpan::whole : SlotSpan::stages);
+    work.h2d_start_ms = t.start_ms;
+    work.h2d_end_ms = t.inputs_in_ms;
+    work.compute_end_ms = t.computed_ms;
+    work.d2h_end_ms = t.done_ms;
   }
 
  private:
@@ -218,12 +213,12 @@ class GpuLane final : public LaneExecutor {
     // Stream-ordered: the old buffer is freed after the work already queued that uses it.
     if (in_bytes > 0 && (!d_in_ || d_in_->bytes() < in_bytes)) {
       d_in_.reset();
-      d_in_.emplace(stream_.ref(), in_bytes);
+      d_in_.emplace(stream_.ref(), in_bytes, regions_);
       zero(*d_in_);
     }
     if (out_bytes > 0 && (!d_out_ || d_out_->bytes() < out_bytes)) {
       d_out_.reset();
-      d_out_.emplace(stream_.ref(), out_bytes);
+      d_out_.emplace(stream_.ref(), out_bytes, regions_);
       zero(*d_out_);
     }
   }
@@ -239,8 +234,8 @@ class GpuLane final : public LaneExecutor {
   Device device_;
   LaneConfig config_;
   Stream stream_;
-  Event anchor_;
-  double anchor_host_ms_ = 0;
+  EventClock clock_;  // the engine's clock for the slots' events
+  DeviceResourceRef regions_;  // where d_in_ and d_out_ come from
   std::vector<std::unique_ptr<SlotResources>> slots_;
   std::optional<StreamOrderedBuffer<std::byte>> d_in_, d_out_;
   DeviceBuffer<ItemDescriptor> d_descriptors_;

@@ -91,8 +91,8 @@ struct CopyQueue::State {
 
   // Plain stores into staging, not streaming ones: the pieces are small and the slots'
   // staging memory is reused over and over, so it stays in the last-level cache, where the
-  // DMA engine reads it; streaming stores would push every byte out to DRAM first. On the
-  // H100 host, alternating runs gave plain stores 3-7% shorter pageable-input runs.
+  // DMA engine reads it; streaming stores would push every byte out to DRAM first (measured:
+  // docs/engine.md, the "Staging" part of "What happens to an item").
   static void run(Job& job, std::size_t piece) {
     const CopyRange& r = job.pieces[piece];
     copy_range(r, job.store);

@@ -4,6 +4,7 @@
 // GpuLane enqueues on a CUDA stream and waits on an event; HostLane runs the same steps on
 // a thread with memcpy, so the engine above is identical for both backends.
 
+#include "streampipe/cuda/memory_resource.hpp"
 #include "streampipe/pipeline/operation.hpp"
 
 #include <cstddef>
@@ -97,6 +98,8 @@ struct LaneConfig {
   double (*now_ms)() = nullptr;  // the engine's clock
   // The member's Operation::start_device state, set before the member takes work.
   const std::shared_ptr<void>* device_state = nullptr;
+  // Where a GPU lane takes its device memory (EngineOptions::device_memory); empty: CUDA's.
+  std::optional<DeviceResourceRef> device_memory;
 };
 
 // The state a lane hands to the operation (Batch::device_state()).

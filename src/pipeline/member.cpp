@@ -21,20 +21,22 @@ void build_member(Member& m, const MemberBuild& build) {
   for (int i = 0; i < slots; ++i) {
     const int local_lane = i % m.lanes;
     m.slots.push_back(std::make_unique<Slot>(i, m.first_lane + local_lane, local_lane, m, m.position, m.device, !gpu,
-                                             static_cast<std::size_t>(build.max_batch), m.numa_node));
+                                             static_cast<std::size_t>(build.max_batch), m.numa_node,
+                                             build.staging_memory));
   }
   for (int l = 0; l < m.lanes; ++l) {
     const LaneConfig cfg{.lane = m.first_lane + l, .member_lane = l, .device = m.device, .slots = slots,
                          .max_batch = build.max_batch, .use_graphs = build.use_graphs,
                          .timed_stages = m.lanes <= hardware_queues(), .now_ms = build.now_ms,
-                         .device_state = &m.state};
+                         .device_state = &m.state, .device_memory = build.device_memory};
     m.lane_queues.push_back(std::make_unique<LaneQueue>(gpu ? make_gpu_lane(cfg) : make_host_lane(cfg), build.complete));
   }
   const auto wait_inputs = [&m](int slot) {
     const Slot& s = *m.slots[static_cast<std::size_t>(slot)];
     m.lane_queues[static_cast<std::size_t>(s.member_lane)]->executor().wait_inputs(slot);
   };
-  m.staging = std::make_unique<StagingPool>(gpu, build.staging_bytes, slots, wait_inputs, m.numa_node);
+  m.staging =
+      std::make_unique<StagingPool>(gpu, build.staging_bytes, slots, wait_inputs, m.numa_node, build.staging_memory);
 }
 
 void stop_member(Member& m) noexcept {

@@ -13,6 +13,7 @@
 
 #include <cstddef>
 #include <memory>
+#include <optional>
 #include <vector>
 
 namespace streampipe::pipeline::detail {
@@ -40,6 +41,8 @@ struct MemberBuild {
   int max_batch = 1;
   bool use_graphs = false;
   std::size_t staging_bytes = 0;
+  std::optional<DeviceResourceRef> device_memory;  // EngineOptions::device_memory
+  std::optional<HostResourceRef> staging_memory;   // EngineOptions::staging_memory
   double (*now_ms)() = nullptr;
   LaneQueue::Complete complete;
 };

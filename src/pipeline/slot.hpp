@@ -17,6 +17,7 @@
 
 #include <cstddef>
 #include <exception>
+#include <optional>
 #include <future>
 #include <memory>
 #include <string>
@@ -59,9 +60,9 @@ struct Slot {
   // Room for `max_items` from the start, kept from batch to batch: adding an item to a slot
   // does not allocate, so an item that submit() counted reaches a slot that will deliver it.
   Slot(int id_, int lane_, int member_lane_, Member& owner_, std::size_t member_, int device_, bool host_form_,
-       std::size_t max_items_, int numa_node = -1)
+       std::size_t max_items_, int numa_node = -1, std::optional<HostResourceRef> staging_memory = {})
       : id(id_), lane(lane_), member_lane(member_lane_), member(member_), owner(&owner_), device(device_),
-        host_form(host_form_), max_items(max_items_), out_stage(!host_form_, numa_node) {
+        host_form(host_form_), max_items(max_items_), out_stage(!host_form_, numa_node, staging_memory) {
     items.reserve(max_items);
     layout.reserve(max_items);
   }

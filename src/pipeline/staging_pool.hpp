@@ -5,9 +5,8 @@
 // backend. A block is lent to a slot from the copy into it until the lane's copies in have
 // read it (not until the slot completes), and only `budget` bytes are lent at once: a ring
 // that small stays in the CPU's last-level cache, where the staging threads write it and
-// the DMA engine reads it. On the H100 host, 800 MB of pageable input staged by 16 threads
-// while the DMA engines copied it in and out took 19.2 ms through 48 MiB of blocks and
-// 28.8 ms through 256 MiB (bench/peers/staging_probe.cu; bench/results run15).
+// the DMA engine reads it (docs/engine.md, "Staging ring" under "Measured", has the runs
+// that chose the default budget).
 //
 // When the budget is spent, acquire() waits for the copies in of the oldest lent block
 // (through the WaitInputs the engine supplies) and takes that block back itself, so
@@ -41,8 +40,10 @@ class StagingPool {
   // Blocks until the copies in last enqueued for `slot` have finished reading host memory.
   using WaitInputs = std::function<void(int slot)>;
 
-  // Pinned blocks lie on `numa_node` where the host has several (PinnedPool::acquire).
-  StagingPool(bool pinned, std::size_t budget, int slots, WaitInputs wait_inputs, int numa_node = -1);
+  // Pinned blocks come from `memory` when given, else from the process-wide pool on
+  // `numa_node` where the host has several (PinnedPool::acquire).
+  StagingPool(bool pinned, std::size_t budget, int slots, WaitInputs wait_inputs, int numa_node = -1,
+              std::optional<HostResourceRef> memory = {});
   StagingPool(const StagingPool&) = delete;
   StagingPool& operator=(const StagingPool&) = delete;
 
@@ -73,7 +74,7 @@ class StagingPool {
     std::size_t bytes = 0;          // lent size, counted against the budget
     std::uint64_t generation = 1;   // bumped when the block comes back
     bool awaited = false;           // an acquire() is waiting for its copies
-    Block(bool pinned, int numa_node) : buffer(pinned, numa_node) {}
+    Block(bool pinned, int numa_node, std::optional<HostResourceRef> memory) : buffer(pinned, numa_node, memory) {}
   };
 
   // Lends a block under `lock`, which it releases before growing the block.
@@ -83,6 +84,7 @@ class StagingPool {
 
   bool pinned_;
   int numa_node_;
+  std::optional<HostResourceRef> memory_;
   std::size_t budget_;
   WaitInputs wait_inputs_;
   mutable std::mutex mutex_;

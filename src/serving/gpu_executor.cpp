@@ -3,30 +3,29 @@
 
 #include "streampipe/cuda/device_buffer.hpp"
 #include "streampipe/cuda/error.hpp"
-#include "streampipe/cuda/event.hpp"
-#include "streampipe/cuda/graph.hpp"
+#include "streampipe/cuda/graph_cache.hpp"
 #include "streampipe/cuda/nvtx.hpp"
 #include "streampipe/cuda/pinned_buffer.hpp"
 #include "streampipe/cuda/pinned_pool.hpp"
+#include "streampipe/cuda/slot_events.hpp"
 
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <array>
 #include <chrono>
-#include <map>
 #include <stdexcept>
 #include <type_traits>
 #include <utility>
 
 namespace streampipe::serving {
 
-// A slot holds one batch in flight: its pinned staging, row tables and events (named as
-// the engine's lanes name theirs). The device buffers and the model's scratch are the
+// A slot holds one batch in flight: its pinned staging, row tables and events (core's
+// SlotEvents, as the engine's lanes time theirs). The device buffers and the model's scratch are the
 // lane's, shared by both slots: the lane's one stream orders the second batch's upload
 // after the first batch's download.
 struct GpuExecutor::Slot {
-  Slot(const Device& d, EventWait wait) : start(d), inputs_in(d), computed(d), done(d, EventTiming::enabled, wait) {}
+  Slot(const Device& d, EventWait wait) : events(d, EventTiming::enabled, EventWait::spin, wait) {}
   // Staging, lent by PinnedPool::global() as the engine's is: every row with copied I/O;
   // with mapped I/O the rows of requests not pinned.
   PinnedBlock in_block, out_block;
@@ -39,7 +38,7 @@ struct GpuExecutor::Slot {
   float* mapped_out = nullptr;
   const float* const* mapped_in_rows = nullptr;
   float* const* mapped_out_rows = nullptr;
-  Event start, inputs_in, computed, done;
+  SlotEvents events;
   double enqueue_ms = 0;
   bool in_flight = false;
   bool waited = false;
@@ -48,7 +47,7 @@ struct GpuExecutor::Slot {
   // Spins or sleeps as `done` was created (GpuExecutorOptions::sync).
   void wait() noexcept {
     if (in_flight && !waited) {
-      status = cudaEventSynchronize(done.handle());
+      status = cudaEventSynchronize(events.done.handle());
       waited = true;
     }
   }
@@ -80,7 +79,7 @@ struct GpuExecutor::Lane {
   DeviceBuffer<float> d_in, d_out;
   std::unique_ptr<ModelLane> model;
   // (bucket, slot) -> graph, graphs on; with copied I/O both slots share slot 0's graph.
-  std::map<std::pair<std::size_t, std::size_t>, GraphExec> plans;
+  GraphCache<std::pair<std::size_t, std::size_t>> plans;
   std::vector<std::size_t> prepared;       // buckets prepared (graphs off)
   std::array<Slot, kSlotsPerLane> slots;
 };
@@ -148,13 +147,7 @@ void GpuExecutor::prepare(std::span<const std::size_t> buckets) {
       lane.stream.synchronize();
       if (options_.graphs) {
         for (std::size_t k = 0; k < (mapped ? kSlotsPerLane : 1); ++k) {
-          Graph graph;
-          {
-            GraphCapture capture(lane.stream.ref());
-            enqueue_model(lane, lane.slots[k], b);
-            graph = capture.end();
-          }
-          lane.plans.emplace(std::pair{b, k}, GraphExec(graph));
+          (void)lane.plans.capture(std::pair{b, k}, lane.stream.ref(), [&] { enqueue_model(lane, lane.slots[k], b); });
         }
       }
       lane.prepared.push_back(b);
@@ -190,7 +183,7 @@ void GpuExecutor::enqueue(Lane& lane, Slot& slot, std::size_t rows, std::size_t 
   const StreamRef s = lane.stream.ref();
   const bool mapped = options_.io == BatchIo::mapped;
   try {
-    slot.start.record(s);
+    slot.events.start.record(s);
     if (!mapped) {
       // Only the real rows cross the link; the padding rows are zeroed where they are used.
       SP_CUDA_CHECK(cudaMemcpyAsync(lane.d_in.data(), slot.h_in.data(), rows * in * sizeof(float),
@@ -199,23 +192,24 @@ void GpuExecutor::enqueue(Lane& lane, Slot& slot, std::size_t rows, std::size_t 
         SP_CUDA_CHECK(
             cudaMemsetAsync(lane.d_in.data() + rows * in, 0, (bucket - rows) * in * sizeof(float), s.handle()));
     }
-    slot.inputs_in.record(s);
+    slot.events.inputs_in.record(s);
     // Enqueue time covers the compute only (as trtexec's does): one graph launch, or the
     // model's launches one by one.
     const auto t0 = std::chrono::steady_clock::now();
     if (options_.graphs) {
       const std::size_t k = mapped ? static_cast<std::size_t>(&slot - lane.slots.data()) : 0;
-      lane.plans.at(std::pair{bucket, k}).launch(s);
+      if (!lane.plans.replay(std::pair{bucket, k}, s))
+        throw std::logic_error(fmt::format("GpuExecutor: bucket {} has no captured graph", bucket));
     } else {
       enqueue_model(lane, slot, bucket);
     }
     const auto t1 = std::chrono::steady_clock::now();
-    slot.computed.record(s);
+    slot.events.computed.record(s);
     // Only the real rows come back; padding rows are computed but never copied.
     if (!mapped)
       SP_CUDA_CHECK(cudaMemcpyAsync(slot.h_out.data(), lane.d_out.data(), rows * out * sizeof(float),
                                     cudaMemcpyDeviceToHost, s.handle()));
-    slot.done.record(s);
+    slot.events.done.record(s);
     slot.enqueue_ms = std::chrono::duration<double, std::milli>(t1 - t0).count();
   } catch (...) {
     // Nothing of a failed launch may stay running: its copies read and write the slot's
@@ -235,11 +229,12 @@ BatchTiming GpuExecutor::complete(Lane& lane, Slot& slot) {
     SP_CUDA_CHECK_NOTHROW(cudaStreamSynchronize(lane.stream.handle()));
     SP_CUDA_CHECK(status);
   }
+  const SlotIntervals intervals = slot.events.intervals();
   BatchTiming t;
   t.enqueue_ms = slot.enqueue_ms;
-  t.h2d_ms = elapsed(slot.start, slot.inputs_in).count();
-  t.compute_ms = elapsed(slot.inputs_in, slot.computed).count();
-  t.d2h_ms = elapsed(slot.computed, slot.done).count();
+  t.h2d_ms = intervals.in_ms;
+  t.compute_ms = intervals.compute_ms;
+  t.d2h_ms = intervals.out_ms;
   return t;
 }
 

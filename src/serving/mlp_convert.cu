@@ -25,10 +25,9 @@ __global__ void bf16_to_float_kernel(const __nv_bfloat16* __restrict__ in, float
 
 // Row kernels: a block converts kRowSpan floats of one row (grid.y = row). Mapped rows come
 // over the link, where every load waits a round trip: each thread has both of its 16-byte
-// loads in flight before it uses the first. Measured on an H100 with a standalone variant
-// (each thread's two vectors adjacent), 256 separately allocated rows of 4096 took 93 us,
-// the element-wise kernel on one contiguous block of them 97: reading through the table
-// costs nothing measurable.
+// loads in flight before it uses the first. Reading rows through the table costs nothing
+// measurable against the element-wise kernel on one contiguous block (docs/batching.md,
+// "Mapped I/O", has the figures).
 constexpr unsigned kRowThreads = 256;
 constexpr unsigned kRowVectors = 2;
 constexpr unsigned kRowSpan = kRowThreads * kRowVectors * 4;

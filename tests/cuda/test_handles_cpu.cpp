@@ -5,6 +5,7 @@
 #include "streampipe/cuda/device_buffer.hpp"
 #include "streampipe/cuda/event.hpp"
 #include "streampipe/cuda/graph.hpp"
+#include "streampipe/cuda/graph_cache.hpp"
 #include "streampipe/cuda/pinned_buffer.hpp"
 #include "streampipe/cuda/pinned_pool.hpp"
 #include "streampipe/cuda/stream.hpp"
@@ -12,6 +13,7 @@
 #include <gtest/gtest.h>
 
 #include <cstdlib>
+#include <stdexcept>
 #include <string>
 #include <type_traits>
 #include <utility>
@@ -37,6 +39,13 @@ static_assert(std::is_trivially_copyable_v<StreamRef>);
 static_assert(std::is_nothrow_destructible_v<Stream> && std::is_nothrow_destructible_v<DeviceBuffer<int>>);
 // Handles do not convert to each other implicitly.
 static_assert(!std::is_convertible_v<Stream, StreamRef>);
+
+TEST(GraphCache, NeedsRoomForOneGraph) {
+  EXPECT_THROW(GraphCache<int>(0), std::invalid_argument);
+  const GraphCache<int> cache(1);
+  EXPECT_EQ(cache.find(7), nullptr);
+  EXPECT_EQ(cache.size(), 0u);
+}
 
 TEST(Device, CountIsConsistentWithUnavailableReason) {
   const int n = Device::count();

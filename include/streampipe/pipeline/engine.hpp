@@ -23,6 +23,7 @@
 // and the others go on; once none is left, everything still pending and every later submit
 // fails.
 
+#include "streampipe/cuda/memory_resource.hpp"
 #include "streampipe/pipeline/device_set.hpp"
 #include "streampipe/pipeline/item.hpp"
 #include "streampipe/pipeline/operation.hpp"
@@ -32,6 +33,7 @@
 #include <functional>
 #include <future>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -63,6 +65,14 @@ struct EngineOptions {
   // slot (what graph replay uses, whatever is set here).
   std::size_t staging_bytes = std::size_t{48} << 20;
   bool use_graphs = false;      // replay a captured graph per slot for same-size batches
+  // Where the GPUs' lanes take their device memory (their input and output regions and
+  // descriptor tables), in stream order on the lane's stream; it must outlive the engine.
+  // Empty: cudaMallocAsync for the regions and cudaMalloc for the tables.
+  std::optional<DeviceResourceRef> device_memory;
+  // Where the GPUs' host staging comes from (the input ring's blocks, each slot's output
+  // staging): page-locked memory; it must outlive the engine. Empty: PinnedPool::global(),
+  // on the host NUMA node nearest each GPU.
+  std::optional<HostResourceRef> staging_memory;
   // Every stage of every batch is kept (about 250 bytes an unbatched item) for traces and
   // reports: turn it off for an engine that runs for long, or clear timeline() now and then.
   bool record_timeline = true;

@@ -21,16 +21,10 @@
 #include "streampipe/serving/request.hpp"
 #include "streampipe/report/latency_report.hpp"
 
-#include <atomic>
 #include <chrono>
-#include <cstdint>
-#include <condition_variable>
 #include <cstddef>
-#include <deque>
 #include <future>
-#include <mutex>
-#include <optional>
-#include <thread>
+#include <memory>
 #include <vector>
 
 namespace streampipe::serving {
@@ -79,87 +73,15 @@ class DynamicBatcher {
   void shutdown(ShutdownMode mode = ShutdownMode::drain);
 
   [[nodiscard]] BatcherStats stats() const;
-  [[nodiscard]] const std::vector<std::size_t>& buckets() const noexcept { return buckets_; }
+  [[nodiscard]] const std::vector<std::size_t>& buckets() const noexcept;
   // Timestamps in records are milliseconds since this point (the batcher's construction).
-  [[nodiscard]] Clock::time_point origin() const noexcept { return origin_; }
+  [[nodiscard]] Clock::time_point origin() const noexcept;
   // Moves the records collected so far out (record_queries must be on).
   [[nodiscard]] std::vector<report::QueryRecord> take_records();
 
  private:
-  struct Pending {
-    Request request;
-    std::optional<std::promise<RequestResult>> promise;  // either a promise
-    Completion done;                                     // or a callback
-    Clock::time_point submitted;
-    Clock::time_point deadline;  // Clock::time_point::max() without a timeout
-  };
-  // Submits made on a lane thread by the completions of one of its batches.
-  struct Deferred {
-    const DynamicBatcher* owner = nullptr;
-    std::vector<Pending> requests;
-  };
-  struct Work {
-    std::vector<Pending> requests;
-    std::size_t bucket = 0;
-    Clock::time_point dispatched;
-    Batch batch;  // the requests' spans, as the executor sees them
-    std::size_t slot = 0;
-    Clock::time_point launched;
-  };
-
-  // Checks `p.request`, stamps it and queues it (or defers it, on a lane completing a
-  // batch); returns the result to complete it with when it is refused at once.
-  std::optional<RequestResult> admit(Pending& p);
-  // Queues deferred submits under one lock; completes the refused ones.
-  void admit_deferred(std::vector<Pending>& requests);
-  // Under mu_: queues `p`, or returns why not (shutting down, queue full).
-  std::optional<RequestResult> queue(Pending& p);
-  // Completes `requests` with result(p), deferring what their callbacks submit.
-  template <typename MakeResult>
-  void complete_batch(std::vector<Pending>& requests, MakeResult&& result);
-  static void complete(Pending& p, RequestResult&& result) noexcept;
-  void timekeeper_loop();
-  void lane_loop(std::size_t lane);
-  // Under `lock` (on mu_): blocks until this lane has a batch (true) or nothing is left to
-  // run (false). Requests found past their deadline are moved to `expired` on the way;
-  // it also returns (true, `work` empty) so the caller fails them outside the lock.
-  // With `block` false it never waits: no batch to form now returns true, `work` empty.
-  bool next_batch(std::unique_lock<std::mutex>& lock, Work& work, std::vector<Pending>& expired, bool block);
-  // launch() returns false when the executor refused the batch (its requests then failed).
-  bool launch(std::size_t lane, Work& work);
-  void finish(std::size_t lane, Work& work);
-  void fail_batch(std::size_t lane, Work& work, const std::string& why);
-  // Under mu_: removes queued requests past their deadline into `out`.
-  void take_expired(Clock::time_point now, std::vector<Pending>& out);
-  // Under mu_: moves every queued request into `out` (cancellation).
-  void take_all(std::vector<Pending>& out);
-  // Without mu_: completes each with timed_out (past its deadline at `now`) or cancelled.
-  static void fail_all(std::vector<Pending>& requests, Clock::time_point now);
-  [[nodiscard]] Clock::time_point earliest_deadline() const;  // under mu_
-  [[nodiscard]] Clock::time_point oldest_submit() const;      // under mu_, pending_ > 0
-
-  BatchExecutor& executor_;
-  const BatcherOptions options_;
-  const std::vector<std::size_t> buckets_;
-  const Clock::time_point origin_;
-
-  mutable std::mutex mu_;
-  std::condition_variable lanes_cv_;       // idle lanes that stopped polling sleep here
-  std::condition_variable timekeeper_cv_;
-  std::size_t sleeping_lanes_ = 0;
-  // Written under mu_, read by polling lanes without it: a change means "look again".
-  std::atomic<std::uint64_t> submissions_{0};
-  std::atomic<bool> stopping_hint_{false};
-  std::vector<std::deque<Pending>> queues_;  // one per priority level
-  std::size_t pending_ = 0;
-  std::size_t with_deadline_ = 0;
-  bool stopping_ = false;
-  BatcherStats stats_;
-  std::vector<report::QueryRecord> records_;
-  std::vector<std::thread> lanes_;
-  std::thread timekeeper_;
-  std::once_flag shutdown_once_;
-  static thread_local Deferred* deferred_;  // set while a lane completes a batch
+  class Impl;
+  std::unique_ptr<Impl> impl_;
 };
 
 }  // namespace streampipe::serving

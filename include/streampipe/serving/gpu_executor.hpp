@@ -8,8 +8,9 @@
 //           device), computed, and its rows copied D2H; events time H2D, compute and D2H;
 //   mapped: the model reads each input row and writes each output row itself, through the
 //           link, from its first and last kernels, by a table of row pointers: no copy
-//           engine steps and their fixed costs (~10 us each for small batches on an H100);
-//           H2D and D2H are then part of compute and report as zero. A pinned request
+//           engine steps and their fixed costs, which dominate small batches
+//           (docs/batching.md, "Mapped I/O", has the figures); H2D and D2H are then part of
+//           compute and report as zero. A pinned request
 //           (Request::pinned) is read and written in place, in its own memory; only the
 //           others pass through the slot's staging (a host copy each way). Padding rows
 //           have null pointers: read as zeros, never written.
@@ -21,9 +22,10 @@
 // kernels are launched one by one. Either way every bucket runs once per lane in prepare(),
 // so module loading, cuBLAS heuristics and graph upload stay out of measured requests.
 //
-// These lanes are not the engine's (pipeline's LaneExecutor): mapped I/O and a graph per
-// bucket, replayed whatever the requests' addresses, have no counterpart there
-// (docs/architecture.md says why, with the measurements).
+// Its lanes are lanes in the engine's sense, built from the same core kit (SlotEvents times a
+// slot, a GraphCache per lane keeps the plans), but not run by the engine's LaneExecutor:
+// mapped I/O and a graph per bucket, replayed whatever the requests' addresses, have no
+// counterpart there (docs/architecture.md says why, with the measurements).
 
 #include "streampipe/serving/executor.hpp"
 #include "streampipe/cuda/device.hpp"

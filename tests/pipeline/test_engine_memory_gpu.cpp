@@ -1,0 +1,200 @@
+// SPDX-License-Identifier: Apache-2.0
+// EngineOptions::device_memory: every device allocation of an engine's GPU lanes goes
+// through the resource given, and all of it goes back; EngineOptions::staging_memory: the
+// pinned staging of pageable input and output comes from the host resource given. The counting resource below takes its
+// memory with cudaMalloc, so that the device's stream-ordered pool (what the lanes use by
+// default) must see no use at all during the run: anything allocated around the resource
+// would show there.
+
+#include "streampipe/cuda/device_buffer.hpp"
+#include "streampipe/cuda/error.hpp"
+#include "streampipe/cuda/memory_resource.hpp"
+#include "streampipe/ops/affine.hpp"
+#include "streampipe/ops/pipeline_ops.hpp"
+#include "streampipe/pipeline/engine.hpp"
+#include "streampipe/pipeline/item_descriptor.hpp"
+#include "support/gpu.hpp"
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <map>
+#include <mutex>
+#include <random>
+#include <utility>
+#include <vector>
+
+namespace streampipe::pipeline {
+namespace {
+
+class CountingResource final : public DeviceMemoryResource {
+ public:
+  struct Counts {
+    int allocations = 0, deallocations = 0, mismatches = 0;
+    std::size_t live_bytes = 0;
+    std::vector<std::size_t> sizes;
+  };
+  [[nodiscard]] Counts counts() const {
+    const std::lock_guard lock(mutex_);
+    return counts_;
+  }
+
+ private:
+  void* do_allocate(StreamRef stream, std::size_t bytes) override {
+    void* p = cuda_malloc_resource().allocate(stream, bytes);
+    const std::lock_guard lock(mutex_);
+    live_[p] = bytes;
+    ++counts_.allocations;
+    counts_.live_bytes += bytes;
+    counts_.sizes.push_back(bytes);
+    return p;
+  }
+  void do_deallocate(StreamRef stream, void* p, std::size_t bytes) noexcept override {
+    {
+      const std::lock_guard lock(mutex_);
+      const auto it = live_.find(p);
+      if (it == live_.end() || it->second != bytes) {
+        ++counts_.mismatches;
+      } else {
+        live_.erase(it);
+        counts_.live_bytes -= bytes;
+      }
+      ++counts_.deallocations;
+    }
+    cuda_malloc_resource().deallocate(stream, p, bytes);
+  }
+
+  mutable std::mutex mutex_;
+  std::map<void*, std::size_t> live_;
+  Counts counts_;
+};
+
+// Page-locked memory from cudaMallocHost, counted.
+class CountingPinnedResource final : public HostMemoryResource {
+ public:
+  [[nodiscard]] std::pair<int, std::size_t> allocations_and_live_bytes() const {
+    const std::lock_guard lock(mutex_);
+    return {allocations_, live_bytes_};
+  }
+
+ private:
+  void* do_allocate(std::size_t bytes) override {
+    void* p = nullptr;
+    SP_CUDA_CHECK(cudaMallocHost(&p, bytes));
+    const std::lock_guard lock(mutex_);
+    ++allocations_;
+    live_bytes_ += bytes;
+    return p;
+  }
+  void do_deallocate(void* p, std::size_t bytes) noexcept override {
+    {
+      const std::lock_guard lock(mutex_);
+      live_bytes_ -= bytes;
+    }
+    SP_CUDA_CHECK_NOTHROW(cudaFreeHost(p));
+  }
+  mutable std::mutex mutex_;
+  int allocations_ = 0;
+  std::size_t live_bytes_ = 0;
+};
+
+std::uint64_t pool_attribute(cudaMemPool_t pool, cudaMemPoolAttr attr) {
+  std::uint64_t v = 0;
+  SP_CUDA_CHECK(cudaMemPoolGetAttribute(pool, attr, &v));
+  return v;
+}
+
+// Runs `items` arrays through an affine engine made with `options` (device_memory set) and
+// checks the results; returns the pool's peak use above what it held before.
+std::uint64_t run_affine(EngineOptions options, std::size_t items, std::size_t n) {
+  cudaMemPool_t pool = nullptr;
+  SP_CUDA_CHECK(cudaDeviceGetDefaultMemPool(&pool, 0));
+  const std::uint64_t used_before = pool_attribute(pool, cudaMemPoolAttrUsedMemCurrent);
+  std::uint64_t zero = 0;
+  SP_CUDA_CHECK(cudaMemPoolSetAttribute(pool, cudaMemPoolAttrUsedMemHigh, &zero));  // resets the peak
+  std::vector<std::vector<float>> in(items, std::vector<float>(n)), out(items, std::vector<float>(n, -1.0f));
+  std::mt19937 rng(5);
+  std::uniform_real_distribution<float> dist(-1.f, 1.f);
+  for (auto& v : in)
+    for (auto& x : v) x = dist(rng);
+  {
+    Engine engine(ops::affine_operation(3.0f, -1.0f), options);
+    std::vector<std::future<ItemResult>> futures;
+    for (std::size_t i = 0; i < items; ++i)
+      futures.push_back(engine.submit(make_item(std::span<const float>(in[i]), std::span<float>(out[i]))));
+    engine.drain();
+    std::vector<float> want(n);
+    for (std::size_t i = 0; i < items; ++i) {
+      const ItemResult r = futures[i].get();
+      EXPECT_TRUE(r.ok()) << r.error;
+      ops::affine_host(in[i], want, 3.0f, -1.0f);
+      EXPECT_EQ(std::memcmp(out[i].data(), want.data(), n * sizeof(float)), 0) << i;
+    }
+  }
+  return pool_attribute(pool, cudaMemPoolAttrUsedMemHigh) - used_before;
+}
+
+EngineOptions gpu_with(DeviceMemoryResource& resource, int lanes) {
+  EngineOptions o;
+  o.backend = Backend::gpu;
+  o.devices = {0};
+  o.lanes = lanes;
+  o.device_memory = resource;
+  return o;
+}
+
+// Runs the engine; checks that the stream-ordered pool saw no use (nothing went around
+// `resource`) and that everything allocated came back. Returns the counts.
+CountingResource::Counts expect_all_through(const CountingResource& resource, const EngineOptions& options,
+                                            std::size_t items, std::size_t n) {
+  const std::uint64_t pool_peak = run_affine(options, items, n);
+  const auto c = resource.counts();
+  EXPECT_EQ(pool_peak, 0u) << "device memory was taken from the stream-ordered pool, around the resource";
+  EXPECT_EQ(c.deallocations, c.allocations);
+  EXPECT_EQ(c.live_bytes, 0u);
+  EXPECT_EQ(c.mismatches, 0);
+  return c;
+}
+
+TEST(EngineMemoryGpu, EveryDeviceAllocationGoesThroughTheResource) {
+  SP_REQUIRE_GPU();
+  CountingResource resource;
+  EngineOptions o = gpu_with(resource, 3);
+  o.batch_items = 4;  // the lanes then keep a descriptor table on the device too
+  const auto c = expect_all_through(resource, o, 40, 50'001);
+  // Per lane at least an input region, an output region and a descriptor table.
+  EXPECT_GE(c.allocations, 3 * 3);
+  EXPECT_EQ(std::count(c.sizes.begin(), c.sizes.end(), 4 * sizeof(ItemDescriptor)), 3);
+}
+
+TEST(EngineMemoryGpu, GraphReplayTakesItsRegionsFromTheResource) {
+  SP_REQUIRE_GPU();
+  CountingResource resource;
+  EngineOptions o = gpu_with(resource, 2);
+  o.use_graphs = true;
+  EXPECT_GE(expect_all_through(resource, o, 30, 10'007).allocations, 2 * 2);
+}
+
+TEST(EngineMemoryGpu, PageableInputIsStagedThroughTheHostResource) {
+  SP_REQUIRE_GPU();
+  CountingResource device_memory;
+  CountingPinnedResource staging;
+  EngineOptions o = gpu_with(device_memory, 2);
+  o.staging_memory = staging;
+  (void)run_affine(o, 20, 30'011);  // std::vector in and out: both staged
+  const auto [allocations, live] = staging.allocations_and_live_bytes();
+  EXPECT_GE(allocations, 2);  // an input block and an output staging at least
+  EXPECT_EQ(live, 0u);
+}
+
+TEST(EngineMemoryGpu, WithoutAResourceTheLanesUseTheStreamOrderedPool) {
+  SP_REQUIRE_GPU();
+  EngineOptions o;
+  o.backend = Backend::gpu;
+  o.devices = {0};
+  o.lanes = 2;
+  EXPECT_GT(run_affine(o, 10, 10'007), 0u);  // today's behaviour: cudaMallocAsync
+}
+
+}  // namespace
+}  // namespace streampipe::pipeline
