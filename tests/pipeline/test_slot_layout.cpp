@@ -140,7 +140,6 @@ TEST(SlotLayout, ItemsInPlaceAreCopiesOfTheirOwnAndBreakRuns) {
 }
 
 TEST(SlotLayout, OutputsAreLaidOutApartFromInputs) {
-  Memory m;
   std::vector<ItemPlacement> items{staged(1000, 10), staged(10, 1000), staged(300, 300)};
   layout_inputs(items);
   SlotWork w;
