@@ -3,7 +3,7 @@
 // makes a 2-Mpixel 8-bit gray image slow to write, and what each choice costs in size.
 //
 // Inputs are what `streampipe bench gray` writes: photo-like 1920x1080 images
-// (tools/gray_synthetic.hpp) through JPEG quality 90 and back (the tool decodes JPEGs), to
+// (tools/gray/synthetic.hpp) through JPEG quality 90 and back (the tool decodes JPEGs), to
 // 8-bit gray with the tool's BT.601 luma. Every setting encodes every image with libpng
 // directly (filter, zlib strategy, level, memory level, window, whole-image vs row writes,
 // compression buffer), one thread, host clock around the encode only; the median of the runs
@@ -20,7 +20,7 @@
 #include "streampipe/report/atomic_file.hpp"
 #include "streampipe/io/image.hpp"
 #include "streampipe/ops/rgb_to_gray.hpp"
-#include "streampipe/tools/gray_synthetic.hpp"
+#include "streampipe/tools/gray/synthetic.hpp"
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>

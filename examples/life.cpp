@@ -13,9 +13,9 @@
 #include "streampipe/cuda/device.hpp"
 #include "streampipe/cuda/event.hpp"
 #include "streampipe/io/image.hpp"
-#include "streampipe/tools/life.hpp"
-#include "streampipe/tools/life_image.hpp"
-#include "streampipe/tools/life_universe.hpp"
+#include "streampipe/tools/life/board.hpp"
+#include "streampipe/tools/life/image.hpp"
+#include "streampipe/tools/life/universe.hpp"
 
 #include <fmt/format.h>
 

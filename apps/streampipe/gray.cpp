@@ -24,8 +24,8 @@
 #include "streampipe/report/json_schema.hpp"
 #include "streampipe/io/decode_budget.hpp"
 #include "streampipe/report/host_info.hpp"
-#include "streampipe/tools/gray.hpp"
-#include "streampipe/tools/gray_plan.hpp"
+#include "streampipe/tools/gray/convert.hpp"
+#include "streampipe/tools/gray/plan.hpp"
 
 #include <fmt/format.h>
 #include <nlohmann/json.hpp>

@@ -5,7 +5,7 @@
 // are no queries; the iteration limit is the number of files; there is no warm-up.
 
 #include "streampipe/report/latency_report.hpp"
-#include "streampipe/tools/gray.hpp"
+#include "streampipe/tools/gray/convert.hpp"
 
 namespace streampipe::cli {
 

@@ -7,7 +7,7 @@
 #include "outputs.hpp"
 #include "ranks.hpp"
 
-#include "streampipe/tools/gray.hpp"
+#include "streampipe/tools/gray/convert.hpp"
 
 #include <nlohmann/json.hpp>
 

@@ -24,10 +24,10 @@
 #include "streampipe/io/image.hpp"
 #include "streampipe/report/host_info.hpp"
 #include "streampipe/report/table.hpp"
-#include "streampipe/tools/life.hpp"
-#include "streampipe/tools/life_dealt.hpp"
-#include "streampipe/tools/life_image.hpp"
-#include "streampipe/tools/life_pattern.hpp"
+#include "streampipe/tools/life/board.hpp"
+#include "streampipe/tools/life/dealt.hpp"
+#include "streampipe/tools/life/image.hpp"
+#include "streampipe/tools/life/pattern.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>

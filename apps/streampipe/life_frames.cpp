@@ -4,7 +4,7 @@
 #include "commands.hpp"
 
 #include "streampipe/io/image.hpp"
-#include "streampipe/tools/life_image.hpp"
+#include "streampipe/tools/life/image.hpp"
 
 #include <fmt/format.h>
 

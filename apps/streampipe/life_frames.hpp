@@ -5,7 +5,7 @@
 
 #include "outputs.hpp"
 
-#include "streampipe/tools/life.hpp"
+#include "streampipe/tools/life/board.hpp"
 
 #include <cstddef>
 #include <cstdint>

@@ -17,8 +17,8 @@
 #include "streampipe/report/json_schema.hpp"
 #include "streampipe/io/image.hpp"
 #include "streampipe/report/host_info.hpp"
-#include "streampipe/tools/mandelbrot.hpp"
-#include "streampipe/tools/mandelbrot_bands.hpp"
+#include "streampipe/tools/mandelbrot/compute.hpp"
+#include "streampipe/tools/mandelbrot/bands.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>

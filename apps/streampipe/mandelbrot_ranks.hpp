@@ -7,7 +7,7 @@
 #include "devices_option.hpp"
 #include "ranks.hpp"
 
-#include "streampipe/tools/mandelbrot_bands.hpp"
+#include "streampipe/tools/mandelbrot/bands.hpp"
 
 #include <optional>
 #include <string>

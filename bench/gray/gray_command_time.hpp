@@ -7,7 +7,7 @@
 // Writing --json / --trace and the process's exit come after and are not in it (bench gray
 // measures the whole command from outside).
 
-#include "streampipe/tools/gray.hpp"
+#include "streampipe/tools/gray/convert.hpp"
 
 #include <nlohmann/json.hpp>
 

@@ -5,9 +5,9 @@
 
 #include "streampipe/ops/rgb_to_gray.hpp"
 #include "streampipe/report/atomic_file.hpp"
-#include "streampipe/tools/gray_pixels.hpp"
-#include "streampipe/tools/gray_plan.hpp"
-#include "streampipe/tools/gray_synthetic.hpp"
+#include "streampipe/tools/gray/pixels.hpp"
+#include "streampipe/tools/gray/plan.hpp"
+#include "streampipe/tools/gray/synthetic.hpp"
 
 #include <fmt/format.h>
 

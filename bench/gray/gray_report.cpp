@@ -4,7 +4,7 @@
 #include "gray/gray_report.hpp"
 
 #include "streampipe/report/table.hpp"
-#include "streampipe/tools/gray_bound.hpp"
+#include "streampipe/tools/gray/bound.hpp"
 
 #include <fmt/format.h>
 

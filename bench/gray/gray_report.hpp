@@ -2,9 +2,9 @@
 #pragma once
 // The gray run's report, shared by `streampipe gray` and `streampipe bench gray`: the
 // "where the time went" table (host decode and encode, H2D, compute, D2H, device share), the
-// stage that bound the run (tools/gray_bound.hpp) and the JSON form of a run.
+// stage that bound the run (tools/gray/bound.hpp) and the JSON form of a run.
 
-#include "streampipe/tools/gray.hpp"
+#include "streampipe/tools/gray/convert.hpp"
 
 #include <nlohmann/json.hpp>
 

@@ -7,7 +7,7 @@
 
 #include "gray/gray_command_time.hpp"
 
-#include "streampipe/tools/gray.hpp"
+#include "streampipe/tools/gray/convert.hpp"
 
 #include <cstddef>
 #include <string>

@@ -4,7 +4,7 @@
 
 #include "test_gray_files.hpp"
 
-#include "gray_file_io.hpp"
+#include "file_io.hpp"
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
