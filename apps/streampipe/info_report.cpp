@@ -4,7 +4,7 @@
 #include "json_text.hpp"
 
 #include "commands.hpp"
-#include "device_report.hpp"
+#include "streampipe/cuda/device_description.hpp"
 #include "devices_option.hpp"
 #include "info_links.hpp"
 #include "streampipe/cuda/bandwidth.hpp"
@@ -72,7 +72,7 @@ int run_info(const InfoOptions& o, const Outputs& out, nlohmann::json* json_out)
     for (const int index : indices) {
       const Device device(index);
       devices.push_back(device);
-      auto dj = bench::describe_device(device);
+      auto dj = describe_device(device);
       print_device(out, dj);
       if (!o.no_measure) {
         const auto& limits = links.emplace_back(measure_link(device, bo));
@@ -83,7 +83,7 @@ int run_info(const InfoOptions& o, const Outputs& out, nlohmann::json* json_out)
         out.print("{}", table.str(fmt::format("  measured: {} MiB per copy, median of {} runs after {} "
                                                "warm-up (min/max across runs)",
                                                o.size_mib, o.runs, o.warmup)));
-        dj["bandwidth"] = bench::link_json(limits);
+        dj["bandwidth"] = link_json(limits);
         dj["measurement"] = {{"bytes_per_copy", bo.bytes}, {"runs", bo.runs}, {"warmup", bo.warmup}};
       }
       j["devices"].push_back(dj);

@@ -40,7 +40,7 @@ template <typename... Args>
 void say(fmt::format_string<Args...> format, Args&&... args) noexcept {
   try {
     std::string line = fmt::format(format, std::forward<Args>(args)...);
-    if (line.starts_with("streampipe:")) line.insert(10, Ranks::get().tag());  // which rank, under mpirun
+    if (line.starts_with("streampipe:")) line.insert(10, Ranks::tag());  // which rank, under mpirun
     std::fputs(line.c_str(), stderr);
   } catch (...) {
   }

@@ -10,9 +10,9 @@
 
 #include <nlohmann/json.hpp>
 
-namespace streampipe::bench {
+namespace streampipe {
 
 [[nodiscard]] nlohmann::json describe_device(const Device& device);
 [[nodiscard]] nlohmann::json link_json(const LinkLimits& limits);
 
-}  // namespace streampipe::bench
+}  // namespace streampipe

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "device_report.hpp"
+#include "streampipe/cuda/device_description.hpp"
 
 #include <fmt/format.h>
 
-namespace streampipe::bench {
+namespace streampipe {
 
 nlohmann::json describe_device(const Device& d) {
   const auto& p = d.properties();
@@ -40,4 +40,4 @@ nlohmann::json link_json(const LinkLimits& limits) {
   return bw;
 }
 
-}  // namespace streampipe::bench
+}  // namespace streampipe

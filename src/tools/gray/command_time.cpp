@@ -1,32 +1,32 @@
 // SPDX-License-Identifier: Apache-2.0
-// A gray command's own wall clock and its start-up (see gray_command_time.hpp).
+// A gray command's own wall clock and its start-up (see tools/gray/command_time.hpp).
 
-#include "gray/gray_command_time.hpp"
+#include "streampipe/tools/gray/command_time.hpp"
 
 #include <fmt/format.h>
 
 #include <algorithm>
 
-namespace streampipe::bench {
+namespace streampipe::tools::gray {
 
 namespace {
 
 // Engine set-up, as measured or as what convert() spent outside the conversion.
-double engine_ms(const tools::gray::RunSummary& s, const GrayCommandTime& t) {
+double engine_ms(const RunSummary& s, const CommandTime& t) {
   return t.setup_ms >= 0 ? t.setup_ms : std::max(0.0, t.convert_ms - s.wall_ms);
 }
 
 }  // namespace
 
-double GrayCommandTime::startup_ms(const tools::gray::RunSummary& s) const noexcept {
+double CommandTime::startup_ms(const RunSummary& s) const noexcept {
   return before_main_ms + options_ms + devices_ms + plan_ms + engine_ms(s, *this);
 }
 
-double GrayCommandTime::after_ms(const tools::gray::RunSummary& s) const noexcept {
+double CommandTime::after_ms(const RunSummary& s) const noexcept {
   return setup_ms >= 0 ? std::max(0.0, convert_ms - setup_ms - s.wall_ms) : 0.0;
 }
 
-std::string gray_command_line(const tools::gray::RunSummary& s, const GrayCommandTime& t) {
+std::string command_line(const RunSummary& s, const CommandTime& t) {
   const double wall = t.command_wall_ms();
   const std::string before =
       t.resolution_ms > 0 ? fmt::format("before main {:.2f} s, ", t.before_main_ms / 1e3) : "before main unknown, ";
@@ -41,7 +41,7 @@ std::string gray_command_line(const tools::gray::RunSummary& s, const GrayComman
   return line;
 }
 
-nlohmann::json gray_command_json(const tools::gray::RunSummary& s, const GrayCommandTime& t) {
+nlohmann::json command_json(const RunSummary& s, const CommandTime& t) {
   const double wall = t.command_wall_ms();
   nlohmann::json parts = {{"before_main_ms", t.before_main_ms},
                           {"before_main_resolution_ms", t.resolution_ms},
@@ -58,4 +58,4 @@ nlohmann::json gray_command_json(const tools::gray::RunSummary& s, const GrayCom
           {"command_time", std::move(parts)}};
 }
 
-}  // namespace streampipe::bench
+}  // namespace streampipe::tools::gray

@@ -9,7 +9,7 @@
 #include <cstddef>
 #include <optional>
 
-namespace streampipe::report {
+namespace streampipe::mpi {
 
 // The defaults (size 1) describe a process not under a launcher. local_rank/local_size count
 // the ranks on this host. From rank_from_environment(), a count the launcher does not give is
@@ -50,4 +50,4 @@ struct ShardRange {
 // std::invalid_argument when device_count < 1 or local_rank < 0.
 [[nodiscard]] int local_device(int local_rank, int device_count);
 
-}  // namespace streampipe::report
+}  // namespace streampipe::mpi

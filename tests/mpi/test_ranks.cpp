@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "streampipe/report/ranks.hpp"
+#include "streampipe/mpi/ranks.hpp"
 
 #include <gtest/gtest.h>
 
@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-namespace streampipe::report {
+namespace streampipe::mpi {
 namespace {
 
 // Every variable rank_from_environment() reads: cleared for each test (the tests may run under
@@ -201,4 +201,4 @@ TEST(LocalDevice, RejectsNoDevicesOrNegativeRank) {
 }
 
 }  // namespace
-}  // namespace streampipe::report
+}  // namespace streampipe::mpi

@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "gray_latency.hpp"
+#include "streampipe/tools/gray/latency.hpp"
 
 #include "streampipe/pipeline/timeline_latency.hpp"
 
 #include <fmt/format.h>
 
-namespace streampipe::cli {
+namespace streampipe::tools::gray {
 
-report::LatencyRun gray_latency_run(const tools::gray::RunSummary& s) {
+report::LatencyRun latency_run(const RunSummary& s) {
   const bool gpu = s.backend == "gpu";
   const pipeline::TimelineQueries t = pipeline::timeline_queries(s.records, s.items, gpu);
   report::LatencyRun run;
@@ -30,4 +30,4 @@ report::LatencyRun gray_latency_run(const tools::gray::RunSummary& s) {
   return run;
 }
 
-}  // namespace streampipe::cli
+}  // namespace streampipe::tools::gray

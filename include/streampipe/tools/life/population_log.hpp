@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 // The populations of one Life universe over a run: the first, the last, the least and the
-// most always; every generation's only when asked for (--population), so that the memory of
-// a long run does not grow with its generations.
+// most always; every generation's only when asked for (the CLI's --population under mpirun),
+// so that the memory of a long run does not grow with its generations.
 
 #include <algorithm>
 #include <cstdint>
@@ -10,7 +10,7 @@
 #include <utility>
 #include <vector>
 
-namespace streampipe::cli {
+namespace streampipe::tools::life {
 
 class PopulationLog {
  public:
@@ -57,4 +57,4 @@ class PopulationLog {
   std::vector<std::uint64_t> all_;
 };
 
-}  // namespace streampipe::cli
+}  // namespace streampipe::tools::life

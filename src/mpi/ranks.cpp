@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "streampipe/report/ranks.hpp"
+#include "streampipe/mpi/ranks.hpp"
 
 #include <fmt/format.h>
 
@@ -9,7 +9,7 @@
 #include <stdexcept>
 #include <string_view>
 
-namespace streampipe::report {
+namespace streampipe::mpi {
 namespace {
 
 // The variables one launcher sets; nullptr where it sets none for that field.
@@ -92,4 +92,4 @@ int local_device(int local_rank, int device_count) {
   return local_rank % device_count;
 }
 
-}  // namespace streampipe::report
+}  // namespace streampipe::mpi

@@ -13,15 +13,15 @@
 
 #include <string>
 
-namespace streampipe::bench {
+namespace streampipe::tools::gray {
 
-struct GrayCommandTime {
+struct CommandTime {
   double before_main_ms = 0;  // exec, shared libraries, static initializers (report::process_age)
   double resolution_ms = 0;   // the process start is known to one clock tick; 0: unknown
   double options_ms = 0;      // static initialization -> the command runs (parsing the options)
   double devices_ms = 0;      // checking the GPUs named (--devices; with "all" the engine finds them meanwhile)
   double plan_ms = 0;         // scanning the inputs, naming and checking every output
-  double convert_ms = 0;      // tools::gray::convert, whole
+  double convert_ms = 0;      // convert, whole
   // Inside convert(), before the first file was submitted: the engine's CPU lanes and
   // workers (the GPUs start meanwhile; RunSummary::setup_ms where the library measures it);
   // < 0: not measured, and then
@@ -33,14 +33,14 @@ struct GrayCommandTime {
   }
   // Process start -> first file taken (with unmeasured set-up: -> conversion start,
   // counting convert()'s tear-down as set-up).
-  [[nodiscard]] double startup_ms(const tools::gray::RunSummary& s) const noexcept;
+  [[nodiscard]] double startup_ms(const RunSummary& s) const noexcept;
   // convert() after the last file (engine tear-down); 0 when set-up was not measured.
-  [[nodiscard]] double after_ms(const tools::gray::RunSummary& s) const noexcept;
+  [[nodiscard]] double after_ms(const RunSummary& s) const noexcept;
 };
 
 // "300 images in 0.41 s = 732 images/s (command wall clock; start-up 0.18 s: ...)".
-[[nodiscard]] std::string gray_command_line(const tools::gray::RunSummary& s, const GrayCommandTime& t);
+[[nodiscard]] std::string command_line(const RunSummary& s, const CommandTime& t);
 // command_wall_ms, command_images_per_s, startup_ms and command_time (every part).
-[[nodiscard]] nlohmann::json gray_command_json(const tools::gray::RunSummary& s, const GrayCommandTime& t);
+[[nodiscard]] nlohmann::json command_json(const RunSummary& s, const CommandTime& t);
 
-}  // namespace streampipe::bench
+}  // namespace streampipe::tools::gray

@@ -5,16 +5,16 @@
 // profiler's report (start-up split, conversion rate, bound stage, every device, the time
 // table) only when asked (-v).
 
-#include "gray/gray_command_time.hpp"
+#include "streampipe/tools/gray/command_time.hpp"
 
 #include "streampipe/tools/gray/convert.hpp"
 
 #include <cstddef>
 #include <string>
 
-namespace streampipe::bench {
+namespace streampipe::tools::gray {
 
-struct GrayRunText {
+struct RunText {
   std::size_t files = 0;       // the files the run was given
   std::size_t unreadable = 0;  // folders or files the plan could not read (named on stderr)
   bool gpu_wanted = false;     // the run could have used a GPU (not --backend host, not simulated)
@@ -22,10 +22,10 @@ struct GrayRunText {
 
 // "gray: 32 file(s): 32 ok, 0 failed in 1.23 s, 26.0 images/s on the CPU (no NVIDIA driver
 // found)", and a clause for failures and what could not be read. Ends with a newline.
-[[nodiscard]] std::string gray_summary_line(const tools::gray::RunSummary& s, const GrayCommandTime& t,
-                                            const GrayRunText& run);
+[[nodiscard]] std::string summary_line(const RunSummary& s, const CommandTime& t,
+                                            const RunText& run);
 // The summary line, then the whole report, each line ending with a newline.
-[[nodiscard]] std::string gray_full_report(const tools::gray::RunSummary& s, const GrayCommandTime& t,
-                                           const GrayRunText& run);
+[[nodiscard]] std::string full_report(const RunSummary& s, const CommandTime& t,
+                                           const RunText& run);
 
-}  // namespace streampipe::bench
+}  // namespace streampipe::tools::gray

@@ -7,8 +7,8 @@
 #include "streampipe/report/latency_report.hpp"
 #include "streampipe/tools/gray/convert.hpp"
 
-namespace streampipe::cli {
+namespace streampipe::tools::gray {
 
-[[nodiscard]] report::LatencyRun gray_latency_run(const tools::gray::RunSummary& summary);
+[[nodiscard]] report::LatencyRun latency_run(const RunSummary& summary);
 
-}  // namespace streampipe::cli
+}  // namespace streampipe::tools::gray

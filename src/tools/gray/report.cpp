@@ -1,17 +1,17 @@
 // SPDX-License-Identifier: Apache-2.0
-// Report of a gray run: time split table and JSON (see gray_report.hpp).
+// Report of a gray run: time split table and JSON (see tools/gray/report.hpp).
 
-#include "gray/gray_report.hpp"
+#include "streampipe/tools/gray/report.hpp"
 
 #include "streampipe/report/table.hpp"
 #include "streampipe/tools/gray/bound.hpp"
 
 #include <fmt/format.h>
 
-namespace streampipe::bench {
+namespace streampipe::tools::gray {
 namespace {
 
-double write_ms(const tools::gray::RunSummary& s) {
+double write_ms(const RunSummary& s) {
   double total = 0;
   for (const auto& f : s.files) total += f.write_ms;
   return total;
@@ -19,8 +19,8 @@ double write_ms(const tools::gray::RunSummary& s) {
 
 }  // namespace
 
-std::string gray_time_table(const tools::gray::RunSummary& s) {
-  const auto t = tools::gray::split_time(s.records, s.wall_ms);
+std::string time_table(const RunSummary& s) {
+  const auto t = split_time(s.records, s.wall_ms);
   const bool gpu = s.backend != "host";
   const bool nvjpeg = s.decode != "cpu";  // a GPU's lanes decode; the workers only read (most of) their files
   report::Table table({"stage", "summed ms", "busy ms", "busy / wall", "per image ms"},
@@ -48,7 +48,7 @@ std::string gray_time_table(const tools::gray::RunSummary& s) {
                                 t.wall_ms));
 }
 
-std::vector<std::string> gray_device_lines(const tools::gray::RunSummary& s) {
+std::vector<std::string> device_lines(const RunSummary& s) {
   std::vector<std::string> lines;
   for (const auto& m : s.devices) {
     const auto& d = m.device;
@@ -69,7 +69,7 @@ std::vector<std::string> gray_device_lines(const tools::gray::RunSummary& s) {
   return lines;
 }
 
-nlohmann::json gray_devices_json(const tools::gray::RunSummary& s) {
+nlohmann::json devices_json(const RunSummary& s) {
   nlohmann::json list = nlohmann::json::array();
   for (const auto& m : s.devices) {
     const auto& d = m.device;
@@ -90,8 +90,8 @@ nlohmann::json gray_devices_json(const tools::gray::RunSummary& s) {
 
 namespace {
 
-nlohmann::json bound_json(const tools::gray::RunSummary& s) {
-  const auto b = tools::gray::run_bound(s);
+nlohmann::json bound_json(const RunSummary& s) {
+  const auto b = run_bound(s);
   if (b.stages.empty()) return nullptr;
   nlohmann::json stages = nlohmann::json::array();
   for (const auto& l : b.stages)
@@ -105,10 +105,10 @@ nlohmann::json bound_json(const tools::gray::RunSummary& s) {
 
 }  // namespace
 
-std::string gray_bound_line(const tools::gray::RunSummary& s) {
-  const auto b = tools::gray::run_bound(s);
+std::string bound_line(const RunSummary& s) {
+  const auto b = run_bound(s);
   if (b.stages.empty()) return {};
-  const auto describe = [&](const tools::gray::StageLoad& l) {
+  const auto describe = [&](const StageLoad& l) {
     const std::string of = l.stage == "host workers" ? fmt::format("{} thread(s)", l.capacity)
                            : l.stage == "device"     ? fmt::format("{} GPU(s)", l.capacity)
                                                      : fmt::format("{} lane(s)", l.capacity);
@@ -124,8 +124,8 @@ std::string gray_bound_line(const tools::gray::RunSummary& s) {
   return line + " (over the conversion's wall time)";
 }
 
-nlohmann::json gray_run_json(const tools::gray::RunSummary& s, bool files) {
-  const auto t = tools::gray::split_time(s.records, s.wall_ms);
+nlohmann::json run_json(const RunSummary& s, bool files) {
+  const auto t = split_time(s.records, s.wall_ms);
   nlohmann::json j = {{"files", s.ok + s.failed},
                       {"ok", s.ok},
                       {"failed", s.failed},
@@ -138,7 +138,7 @@ nlohmann::json gray_run_json(const tools::gray::RunSummary& s, bool files) {
                       {"backend", s.backend},
                       {"device", s.device},
                       {"engine", s.engine},
-                      {"devices", gray_devices_json(s)},
+                      {"devices", devices_json(s)},
                       {"decode", s.decode},
                       {"encode", s.encode},
                       {"gpu_decoded", s.gpu_decoded},
@@ -184,4 +184,4 @@ nlohmann::json gray_run_json(const tools::gray::RunSummary& s, bool files) {
   return j;
 }
 
-}  // namespace streampipe::bench
+}  // namespace streampipe::tools::gray
