@@ -17,7 +17,7 @@
 #include "harness/measure.hpp"
 #include "harness/result.hpp"
 
-#include "streampipe/report/atomic_file.hpp"
+#include "streampipe/host/atomic_file.hpp"
 #include "streampipe/io/image.hpp"
 #include "streampipe/ops/rgb_to_gray.hpp"
 #include "streampipe/tools/gray/synthetic.hpp"
@@ -38,6 +38,7 @@
 namespace {
 
 namespace io = streampipe::io;
+namespace host = streampipe::host;
 namespace report = streampipe::report;
 
 struct Setting {
@@ -313,8 +314,8 @@ int main(int argc, char** argv) {
       result.fields = {{"libpng", png_get_libpng_ver(nullptr)}, {"zlib", zlibVersion()}, {"width", width},
                        {"height", height}};
       result.tables.push_back(std::move(table));
-      report::write_file_atomically(json_path, bench::envelope(result, bench::command_line()).dump(2) + "\n",
-                                    report::Overwrite::allow);
+      host::write_file_atomically(json_path, bench::envelope(result, bench::command_line()).dump(2) + "\n",
+                                    host::Overwrite::allow);
     }
   } catch (const std::exception& e) {
     fmt::print(stderr, "png_encode: {}\n", e.what());

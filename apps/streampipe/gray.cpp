@@ -15,7 +15,7 @@
 #include "ranks.hpp"
 #include "report_option.hpp"
 
-#include "streampipe/report/host_info.hpp"
+#include "streampipe/host/host_info.hpp"
 #include "streampipe/report/json_schema.hpp"
 #include "streampipe/tools/gray/command_time.hpp"
 #include "streampipe/tools/gray/job.hpp"
@@ -92,7 +92,7 @@ int run_gray(const GrayFlags& o, const ReportOptions& report_options) {
     return nlohmann::json{{"tool", "gray"},
                           {"format", io::to_string(go.format)},
                           {"output_dir", o.output_dir},
-                          {"host", report::describe_host()},
+                          {"host", host::describe_host()},
                           {"unreadable", plan.unreadable}};
   };
   if (ranks.several()) {

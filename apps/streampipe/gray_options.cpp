@@ -93,9 +93,9 @@ gray::Options gray_options(const GrayFlags& o) {
   go.engine = engine_options(o.engine, gray::engine_defaults());
   // The decoded images of all the threads together: half of the memory the run may take
   // (the rest: staging, the outputs being encoded, the run itself).
-  if (const report::MemoryAvailable memory = memory_budget(o.max_memory_mib); memory.known)
+  if (const host::MemoryAvailable memory = memory_budget(o.max_memory_mib); memory.known)
     go.limits.budget = std::make_shared<io::DecodeBudget>(
-        memory.bytes / 2, fmt::format("half of {}, {}", report::format_bytes(memory.bytes), memory.source));
+        memory.bytes / 2, fmt::format("half of {}, {}", host::format_bytes(memory.bytes), memory.source));
   for (const auto& [asked, name] : {std::pair{go.decode == gray::Decode::gpu, "--decode gpu"},
                                     std::pair{go.encode == gray::Encode::gpu, "--encode gpu"}})
     if (asked && (go.engine.backend == pipeline::Backend::host || go.engine.simulate_gpus))

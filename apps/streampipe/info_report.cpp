@@ -10,7 +10,7 @@
 #include "streampipe/cuda/bandwidth.hpp"
 #include "streampipe/report/json_schema.hpp"
 #include "streampipe/pipeline/host_copy.hpp"
-#include "streampipe/report/host_info.hpp"
+#include "streampipe/host/host_info.hpp"
 #include "streampipe/report/table.hpp"
 
 #include <fmt/format.h>
@@ -45,14 +45,14 @@ void print_device(const Outputs& out, const nlohmann::json& j) {
 
 int run_info(const InfoOptions& o, const Outputs& out, nlohmann::json* json_out) {
   const std::vector<int> indices = select_gpus(o.devices);  // bad usage before anything is printed
-  const auto host = report::describe_host();
+  const auto host = host::describe_host();
   nlohmann::json j;
   j["host"] = host;
   out.print("host: {} | {} | {} cores | {:.1f} GiB | CUDA runtime {} | driver {} (CUDA {})\n", host.hostname,
             host.cpu_model, host.cores, host.memory_gib,
-            report::format_cuda_version(host.cuda_runtime_version),
+            host::format_cuda_version(host.cuda_runtime_version),
             host.nvidia_driver.empty() ? std::string("none") : host.nvidia_driver,
-            report::format_cuda_version(host.cuda_driver_version));
+            host::format_cuda_version(host.cuda_driver_version));
   j["devices"] = nlohmann::json::array();
 
   const auto reason = Device::unavailable_reason();

@@ -67,7 +67,7 @@ void claim_frames(const FrameSeries& f, Outputs& out, const std::vector<std::pai
 
 void write_snapshot(const FrameSeries& f, std::size_t index, std::uint64_t generation, const tools::life::Board& board) {
   io::write_image(fs::path(f.dir) / frame_name(index, generation), tools::life::render_image(board, f.scale),
-                  io::ImageFormat::png, 90, f.force ? report::Overwrite::allow : report::Overwrite::refuse);
+                  io::ImageFormat::png, 90, f.force ? host::Overwrite::allow : host::Overwrite::refuse);
 }
 
 void draw_live(std::uint64_t generation, const tools::life::Board& board, std::uint64_t population, double fps) {

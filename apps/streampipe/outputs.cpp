@@ -3,8 +3,8 @@
 
 #include "commands.hpp"
 
-#include "streampipe/report/file_content.hpp"
-#include "streampipe/report/read_file.hpp"
+#include "streampipe/host/file_content.hpp"
+#include "streampipe/host/read_file.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -38,30 +38,30 @@ fs::path dangling_target(const std::string& link) {
 
 // What `option` writes to `path`: what the option always writes, else (a benchmark's
 // declared outputs, the files -o names) by the path's extension.
-report::Content expected_content(std::string_view option, const std::string& path) {
+host::Content expected_content(std::string_view option, const std::string& path) {
   std::string ext = fs::path(path).extension().string();
   std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  if (option == "--json" || option == "--report-json" || option == "--trace") return report::Content::json;
-  if (option == "--gantt" || option == "--svg") return report::Content::svg;
-  if (option == "--population") return ext == ".json" ? report::Content::json : report::Content::text;
-  if (ext == ".json") return report::Content::json;
-  if (ext == ".svg") return report::Content::svg;
-  if (ext == ".png") return report::Content::png;
-  if (ext == ".jpg" || ext == ".jpeg") return report::Content::jpeg;
-  return report::Content::text;
+  if (option == "--json" || option == "--report-json" || option == "--trace") return host::Content::json;
+  if (option == "--gantt" || option == "--svg") return host::Content::svg;
+  if (option == "--population") return ext == ".json" ? host::Content::json : host::Content::text;
+  if (ext == ".json") return host::Content::json;
+  if (ext == ".svg") return host::Content::svg;
+  if (ext == ".png") return host::Content::png;
+  if (ext == ".jpg" || ext == ".jpeg") return host::Content::jpeg;
+  return host::Content::text;
 }
 
 // An existing file that `option` would replace holds content of its own kind (an image an
 // option took as its value by mistake, "--json a.png b.png", is never replaced).
 void check_content(std::string_view option, const std::string& path) {
-  const auto head = report::read_file_head(path, 4096);
+  const auto head = host::read_file_head(path, 4096);
   if (!head) return;  // unreadable: the write itself will say what is wrong
-  const report::Content found = report::sniff_content(*head);
-  const report::Content written = expected_content(option, path);
-  if (report::may_replace(written, found)) return;
+  const host::Content found = host::sniff_content(*head);
+  const host::Content written = expected_content(option, path);
+  if (host::may_replace(written, found)) return;
   throw UsageError(fmt::format("{} {}: the file holds {}, not {}; an output never replaces a file of another kind, "
                                "--force or not (did {} take another argument as its value?)",
-                               option, path, report::describe(found), report::describe(written), option));
+                               option, path, host::describe(found), host::describe(written), option));
 }
 
 // The folder `path` would be created in, or its nearest existing parent, must let this
@@ -242,7 +242,7 @@ void Outputs::write(const std::string& path, std::string_view content) const {
   if (it->second.direct)
     write_direct(it->second.write_path, content);
   else
-    report::write_file_atomically(it->second.write_path, content, overwrite());
+    host::write_file_atomically(it->second.write_path, content, overwrite());
 }
 
 OutputSink Outputs::open(const std::string& path) const {
@@ -258,7 +258,7 @@ OutputSink Outputs::open(const std::string& path) const {
   if (it->second.direct)
     sink.fd_ = open_direct(it->second.write_path);
   else
-    sink.file_ = std::make_unique<report::AtomicFileWriter>(it->second.write_path, overwrite());
+    sink.file_ = std::make_unique<host::AtomicFileWriter>(it->second.write_path, overwrite());
   return sink;
 }
 

@@ -12,8 +12,8 @@
 #include "streampipe/cuda/device.hpp"
 #include "streampipe/cuda/nvtx.hpp"
 #include "streampipe/ops/pipeline_ops.hpp"
-#include "streampipe/report/atomic_file.hpp"
-#include "streampipe/report/host_info.hpp"
+#include "streampipe/host/atomic_file.hpp"
+#include "streampipe/host/host_info.hpp"
 #include "streampipe/tools/gray/pixels.hpp"
 
 #if defined(STREAMPIPE_HAVE_NVJPEG)
@@ -34,7 +34,7 @@ namespace {
 
 // One file, one item: a host worker decodes it into the staging input as 8-bit RGB, the lane
 // converts it, a host worker encodes and writes the result.
-pipeline::Item file_item(FileResult& file, const Options& o, report::Overwrite overwrite) {
+pipeline::Item file_item(FileResult& file, const Options& o, host::Overwrite overwrite) {
   pipeline::Item item;
   item.label = file.input.string();
   // Each file's result is written by its own produce, then its own consume (ordered by the
@@ -104,7 +104,7 @@ RunSummary convert(std::span<const Job> jobs, const Options& o) {
   const double call_ms = pipeline::Timeline::now_ms();
   check_options(o);
   const int threads = o.engine.host_threads > 0 ? o.engine.host_threads
-                                                : static_cast<int>(std::max(2u, report::usable_cores()));
+                                                : static_cast<int>(std::max(2u, host::usable_cores()));
   const bool gpu_asked = o.decode == Decode::gpu || o.encode == Encode::gpu;
   if (gpu_asked && !gpu_decode_available())
     throw std::invalid_argument("GPU JPEG decoding and encoding need nvJPEG, which this build does not have");
@@ -121,7 +121,7 @@ RunSummary convert(std::span<const Job> jobs, const Options& o) {
     summary.files[i].input = jobs[i].input;
     summary.files[i].output = jobs[i].output;
   }
-  const report::Overwrite overwrite = o.force ? report::Overwrite::allow : report::Overwrite::refuse;
+  const host::Overwrite overwrite = o.force ? host::Overwrite::allow : host::Overwrite::refuse;
   // setenv() races with the getenv() of threads already running (libjpeg-turbo reads its
   // settings on each thread's first decode): the environment is final before they start.
   if (o.engine.backend != pipeline::Backend::host && !o.engine.simulate_gpus) request_hardware_queues();

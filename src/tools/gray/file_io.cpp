@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "file_io.hpp"
 
-#include "streampipe/report/read_file.hpp"
+#include "streampipe/host/read_file.hpp"
 
 #include <fmt/format.h>
 
@@ -17,7 +17,7 @@ std::vector<std::byte> read_whole_file(const std::filesystem::path& path) {
   const std::string name = path.string();
   // Its kind first (a FIFO or device is refused, never read), then its first bytes: a file
   // that is no image costs those, not its whole size.
-  return report::read_regular_file(
+  return host::read_regular_file(
       path, [&](std::span<const std::byte> head, std::uint64_t size) { io::check_image_head(head, size, name); });
 }
 
@@ -37,9 +37,9 @@ io::Image read_and_decode(FileResult& file, const Options& options) {
   return image;
 }
 
-void write_output(FileResult& file, std::span<const std::byte> data, report::Overwrite overwrite) {
+void write_output(FileResult& file, std::span<const std::byte> data, host::Overwrite overwrite) {
   const auto start = std::chrono::steady_clock::now();
-  report::write_file_atomically(file.output, data, overwrite, report::Flush::later);
+  host::write_file_atomically(file.output, data, overwrite, host::Flush::later);
   file.write_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
   file.bytes_out = data.size();
 }
@@ -52,7 +52,7 @@ void sync_outputs(std::span<FileResult> files, unsigned threads) {
       written.push_back(i);
       paths.push_back(files[i].output);
     }
-  const std::vector<std::string> errors = report::sync_files(paths, threads);
+  const std::vector<std::string> errors = host::sync_files(paths, threads);
   for (std::size_t k = 0; k < written.size(); ++k)
     if (!errors[k].empty()) {
       FileResult& f = files[written[k]];

@@ -5,7 +5,7 @@
 // failure after its file.
 
 #include "streampipe/io/image.hpp"
-#include "streampipe/report/atomic_file.hpp"
+#include "streampipe/host/atomic_file.hpp"
 #include "streampipe/tools/gray/convert.hpp"
 
 #include <cstddef>
@@ -17,7 +17,7 @@
 
 namespace streampipe::tools::gray::detail {
 
-// The whole regular file (report::read_regular_file); ReadFileError naming it with its kind
+// The whole regular file (host::read_regular_file); ReadFileError naming it with its kind
 // or the system's reason otherwise (a FIFO or a device is refused rather than read: it could
 // block or never end), ImageError when its first bytes are no PNG or JPEG (the rest is not
 // read then).
@@ -28,12 +28,12 @@ namespace streampipe::tools::gray::detail {
 // Throws what reading and decoding throw.
 [[nodiscard]] io::Image read_and_decode(FileResult& file, const Options& options);
 
-// Writes `data` as `file`'s output atomically (report::write_file_atomically, its blocks
+// Writes `data` as `file`'s output atomically (host::write_file_atomically, its blocks
 // reserved and its write-back started; flushed by sync_outputs) and fills in its bytes_out and write_ms.
 // Throws what the write throws.
-void write_output(FileResult& file, std::span<const std::byte> data, report::Overwrite overwrite);
+void write_output(FileResult& file, std::span<const std::byte> data, host::Overwrite overwrite);
 
-// Flushes the written outputs of `files` to disk (report::sync_files on `threads` threads).
+// Flushes the written outputs of `files` to disk (host::sync_files on `threads` threads).
 // An output that cannot be flushed fails its file (ok false, the error naming the reason).
 void sync_outputs(std::span<FileResult> files, unsigned threads);
 

@@ -134,7 +134,7 @@ void GpuStage::Impl::produce(std::size_t item, pipeline::StagingInput& staging) 
   }
 }
 
-void GpuStage::Impl::consume(std::size_t item, std::span<const std::byte> out, report::Overwrite overwrite) {
+void GpuStage::Impl::consume(std::size_t item, std::span<const std::byte> out, host::Overwrite overwrite) {
   const auto [first, count] = files_of(item);
   for (std::size_t k = 0; k < count; ++k) {
     FileResult& f = files[first + k];
@@ -159,7 +159,7 @@ GpuStage::~GpuStage() = default;
 
 FileRange GpuStage::files_of(std::size_t index) const { return impl_->files_of(index); }
 
-pipeline::Item GpuStage::item(std::size_t index, FileRange files, report::Overwrite overwrite) {
+pipeline::Item GpuStage::item(std::size_t index, FileRange files, host::Overwrite overwrite) {
   if (files.count == 0 || files.count > impl_->setup.group || files.first + files.count > impl_->files.size() ||
       index >= impl_->items.size())
     throw std::invalid_argument("gray's GPU stage: an item's files must be a group within the run");

@@ -19,7 +19,7 @@
 #include "streampipe/io/image.hpp"
 #include "streampipe/pipeline/item.hpp"
 #include "streampipe/pipeline/operation.hpp"
-#include "streampipe/report/atomic_file.hpp"
+#include "streampipe/host/atomic_file.hpp"
 #include "streampipe/tools/gray/convert.hpp"
 
 #include <cstddef>
@@ -55,7 +55,7 @@ class GpuStage {
   // The engine item numbered `index` (the engine numbers items from 0 as they are
   // submitted) for `files`, a group of at most the setup's size; its stages refer to this
   // object, which must outlive the engine.
-  [[nodiscard]] pipeline::Item item(std::size_t index, FileRange files, report::Overwrite overwrite);
+  [[nodiscard]] pipeline::Item item(std::size_t index, FileRange files, host::Overwrite overwrite);
   // The files of engine item `index`, once item() made it.
   [[nodiscard]] FileRange files_of(std::size_t index) const;
   // The operation, for the engine: its start_device makes a GPU's nvJPEG libraries and lane

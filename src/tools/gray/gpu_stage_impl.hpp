@@ -73,7 +73,7 @@ struct GpuStage::Impl {
 
   [[nodiscard]] FileRange files_of(std::size_t item) const { return items.at(item); }
   void produce(std::size_t item, pipeline::StagingInput& staging);
-  void consume(std::size_t item, std::span<const std::byte> out, report::Overwrite overwrite);
+  void consume(std::size_t item, std::span<const std::byte> out, host::Overwrite overwrite);
   // A GPU's codecs, on its start thread (gpu_stage.cpp).
   std::shared_ptr<void> start_device(const pipeline::DeviceStart& start);
   void run_lane(const pipeline::Batch& b);  // a GPU's lane (gpu_lane.cpp)

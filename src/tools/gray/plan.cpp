@@ -5,7 +5,7 @@
 
 #include "streampipe/tools/gray/output_name.hpp"
 
-#include "streampipe/report/read_file.hpp"
+#include "streampipe/host/read_file.hpp"
 
 #include <fmt/format.h>
 
@@ -88,7 +88,7 @@ bool inside(const fs::path& a, const fs::path& b) {
 // What gray writes: an 8-bit, one-channel PNG or JPEG. Anything else in the output folder is
 // not an earlier result of gray.
 std::optional<std::string> not_a_gray_output(const fs::path& file) {
-  const auto head = report::read_file_head(file, std::size_t{1} << 18);
+  const auto head = host::read_file_head(file, std::size_t{1} << 18);
   if (!head) return "cannot be read as an image";
   const auto h = io::read_image_header(*head);
   if (!h) return "not a PNG or JPEG image";

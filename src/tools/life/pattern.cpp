@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "streampipe/tools/life/pattern.hpp"
 
-#include "streampipe/report/read_file.hpp"
+#include "streampipe/host/read_file.hpp"
 
 #include <fmt/format.h>
 
@@ -198,14 +198,14 @@ Pattern load_pattern(const std::filesystem::path& path, const PatternLimits& lim
   const std::uint64_t cap = limits.max_cells == 0 ? std::uint64_t{0} : 2 * limits.max_cells + (std::uint64_t{1} << 20);
   std::string text;
   try {
-    const auto bytes = report::read_regular_file(path, [&](std::span<const std::byte>, std::uint64_t size) {
+    const auto bytes = host::read_regular_file(path, [&](std::span<const std::byte>, std::uint64_t size) {
       if (cap != 0 && size > cap)
         throw PatternError(fmt::format("{}: larger than {} bytes, more than any pattern within the limit of {} "
                                        "cells; {} to read it",
                                        name, cap, limits.max_cells, limits.raise_hint));
     });
     text.assign(reinterpret_cast<const char*>(bytes.data()), bytes.size());
-  } catch (const report::ReadFileError& e) {
+  } catch (const host::ReadFileError& e) {
     constexpr std::string_view open_failed = "cannot open: ";
     const std::string& why = e.reason();
     throw PatternError(why.rfind(open_failed, 0) == 0

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "streampipe/tools/life/report.hpp"
 
-#include "streampipe/report/host_info.hpp"
+#include "streampipe/host/host_info.hpp"
 #include "streampipe/report/json_schema.hpp"
 #include "streampipe/report/table.hpp"
 
@@ -50,7 +50,7 @@ nlohmann::json report_json(const Options& o, const Summary& s) {
                       {"device", s.device},
                       {"devices", nlohmann::json::array()},
                       {"universe_devices", nlohmann::json::array()},
-                      {"host", report::describe_host()},
+                      {"host", host::describe_host()},
                       {"stepping_ms", s.stepping_ms},
                       {"output_ms", s.output_ms},
                       {"cell_updates_per_s", cell_updates(o, s) / (s.stepping_ms / 1e3)},

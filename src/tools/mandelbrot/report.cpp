@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "streampipe/tools/mandelbrot/report.hpp"
 
-#include "streampipe/report/host_info.hpp"
+#include "streampipe/host/host_info.hpp"
 #include "streampipe/report/json_schema.hpp"
 
 #include <fmt/format.h>
@@ -53,7 +53,7 @@ nlohmann::json report_json(const Options& o, const Summary& s) {
                       {"backend", o.gpu ? "gpu" : "host"},
                       {"device", s.device},
                       {"devices", nlohmann::json::array()},
-                      {"host", report::describe_host()},
+                      {"host", host::describe_host()},
                       {"compute_ms", s.compute_ms},
                       {"iterations_total", s.total_iterations}};
   for (const auto& [index, name] : s.gpus) j["devices"].push_back({{"index", index}, {"name", name}});

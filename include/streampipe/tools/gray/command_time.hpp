@@ -16,7 +16,7 @@
 namespace streampipe::tools::gray {
 
 struct CommandTime {
-  double before_main_ms = 0;  // exec, shared libraries, static initializers (report::process_age)
+  double before_main_ms = 0;  // exec, shared libraries, static initializers (host::process_age)
   double resolution_ms = 0;   // the process start is known to one clock tick; 0: unknown
   double options_ms = 0;      // static initialization -> the command runs (parsing the options)
   double devices_ms = 0;      // checking the GPUs named (--devices; with "all" the engine finds them meanwhile)

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-// report::process_age against clocks of this test program: the process began before this
+// host::process_age against clocks of this test program: the process began before this
 // file's static initializer ran, and not long before it.
-#include "streampipe/report/process_age.hpp"
+#include "streampipe/host/process_age.hpp"
 
 #include <gtest/gtest.h>
 
@@ -17,7 +17,7 @@ double ms_since(std::chrono::steady_clock::time_point t) {
 }
 
 TEST(ProcessAge, BracketsTheTimeSinceStaticInitialization) {
-  const auto age = streampipe::report::process_age();
+  const auto age = streampipe::host::process_age();
   ASSERT_TRUE(age.has_value()) << "/proc/self/stat or CLOCK_BOOTTIME unreadable";
   const double since_init = ms_since(at_static_init);
   EXPECT_GT(age->resolution_ms, 0);
@@ -29,9 +29,9 @@ TEST(ProcessAge, BracketsTheTimeSinceStaticInitialization) {
 }
 
 TEST(ProcessAge, GrowsWithTheClock) {
-  const auto a = streampipe::report::process_age();
+  const auto a = streampipe::host::process_age();
   std::this_thread::sleep_for(std::chrono::milliseconds(60));
-  const auto b = streampipe::report::process_age();
+  const auto b = streampipe::host::process_age();
   ASSERT_TRUE(a && b);
   EXPECT_NEAR(b->ms - a->ms, 60, 30);
 }

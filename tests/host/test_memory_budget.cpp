@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 // The memory a run may take: /proc/meminfo's and the control groups' figures, and the
 // refusal of a need above them (issue 36, classes 13 and 15).
-#include "streampipe/report/memory_budget.hpp"
+#include "streampipe/host/memory_budget.hpp"
 
 #include <gtest/gtest.h>
 
-namespace streampipe::report {
+namespace streampipe::host {
 namespace {
 
 TEST(MemoryBudget, ReadsMemAvailableInBytes) {
@@ -66,4 +66,4 @@ TEST(MemoryBudget, FormatsBytes) {
 }
 
 }  // namespace
-}  // namespace streampipe::report
+}  // namespace streampipe::host

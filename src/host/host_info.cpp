@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "streampipe/report/host_info.hpp"
+#include "streampipe/host/host_info.hpp"
 
 #include "streampipe/cuda/device.hpp"
 
@@ -16,7 +16,7 @@
 #include <thread>
 #include <unistd.h>
 
-namespace streampipe::report {
+namespace streampipe::host {
 
 unsigned usable_cores() noexcept {
   cpu_set_t mask;
@@ -79,4 +79,4 @@ void to_json(nlohmann::json& j, const HostInfo& h) {
                      {"nvidia_driver", h.nvidia_driver.empty() ? std::string("none") : h.nvidia_driver}};
 }
 
-}  // namespace streampipe::report
+}  // namespace streampipe::host

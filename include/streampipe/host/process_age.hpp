@@ -8,7 +8,7 @@
 
 #include <optional>
 
-namespace streampipe::report {
+namespace streampipe::host {
 
 struct ProcessAge {
   double ms = 0;             // now minus the process's start, >= 0
@@ -18,4 +18,4 @@ struct ProcessAge {
 // nullopt where /proc/self/stat or the boot-time clock cannot be read (not Linux). Never throws.
 [[nodiscard]] std::optional<ProcessAge> process_age() noexcept;
 
-}  // namespace streampipe::report
+}  // namespace streampipe::host

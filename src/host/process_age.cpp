@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "streampipe/report/process_age.hpp"
+#include "streampipe/host/process_age.hpp"
 
 #include <algorithm>
 #include <cstdio>
@@ -7,7 +7,7 @@
 #include <ctime>
 #include <unistd.h>
 
-namespace streampipe::report {
+namespace streampipe::host {
 
 std::optional<ProcessAge> process_age() noexcept {
   timespec now{};
@@ -36,4 +36,4 @@ std::optional<ProcessAge> process_age() noexcept {
   return ProcessAge{std::max(0.0, now_ms - start_ms), tick_ms};
 }
 
-}  // namespace streampipe::report
+}  // namespace streampipe::host

@@ -9,9 +9,9 @@
 #include <cstdlib>
 
 #include "streampipe/cuda/device.hpp"
-#include "streampipe/report/host_info.hpp"
+#include "streampipe/host/host_info.hpp"
 
-namespace streampipe::report {
+namespace streampipe::host {
 namespace {
 
 TEST(HostInfo, NvidiaDriverIsTheVersionInTheModulesFirstLine) {
@@ -48,4 +48,4 @@ TEST(HostInfo, OnceCudaIsStartedTheDriverIsAsked) {
 }
 
 }  // namespace
-}  // namespace streampipe::report
+}  // namespace streampipe::host

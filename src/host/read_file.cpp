@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "streampipe/report/read_file.hpp"
+#include "streampipe/host/read_file.hpp"
 
 #include <fmt/format.h>
 
@@ -10,7 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-namespace streampipe::report {
+namespace streampipe::host {
 
 ReadFileError::ReadFileError(const std::filesystem::path& path, std::string reason, int error_number)
     : std::runtime_error(fmt::format("{}: {}", path.string(), reason)),
@@ -103,4 +103,4 @@ std::optional<std::vector<std::byte>> read_file_head(const std::filesystem::path
   }
 }
 
-}  // namespace streampipe::report
+}  // namespace streampipe::host

@@ -9,7 +9,7 @@
 
 #include <string>
 
-namespace streampipe::report {
+namespace streampipe::host {
 
 struct HostInfo {
   std::string hostname;
@@ -34,4 +34,4 @@ struct HostInfo {
 [[nodiscard]] std::string nvidia_driver_from(const std::string& proc_version_text);
 void to_json(nlohmann::json& j, const HostInfo& h);
 
-}  // namespace streampipe::report
+}  // namespace streampipe::host

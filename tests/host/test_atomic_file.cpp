@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "streampipe/report/atomic_file.hpp"
+#include "streampipe/host/atomic_file.hpp"
 
 #include <gtest/gtest.h>
 
@@ -11,7 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-namespace streampipe::report {
+namespace streampipe::host {
 namespace {
 
 namespace fs = std::filesystem;
@@ -223,4 +223,4 @@ TEST_F(AtomicFile, WriterPublishesOnCommitAndLeavesNothingOtherwise) {
 }
 
 }  // namespace
-}  // namespace streampipe::report
+}  // namespace streampipe::host

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "streampipe/report/atomic_file.hpp"
+#include "streampipe/host/atomic_file.hpp"
 
-#include "streampipe/report/read_file.hpp"
+#include "streampipe/host/read_file.hpp"
 
 #include <fmt/format.h>
 
@@ -22,7 +22,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-namespace streampipe::report {
+namespace streampipe::host {
 namespace {
 
 [[noreturn]] void fail(const std::string& what, const std::filesystem::path& path, int err) {
@@ -297,4 +297,4 @@ std::size_t abandon_writes_in_progress() noexcept {
   return removed;
 }
 
-}  // namespace streampipe::report
+}  // namespace streampipe::host

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // What a file holds, from its first bytes: an output replaces only a file of its own kind
 // (issue 36, class 2).
-#include "streampipe/report/file_content.hpp"
-#include "streampipe/report/read_file.hpp"
+#include "streampipe/host/file_content.hpp"
+#include "streampipe/host/read_file.hpp"
 
 #include <gtest/gtest.h>
 
@@ -11,7 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-namespace streampipe::report {
+namespace streampipe::host {
 namespace {
 
 Content of(std::string_view bytes) { return sniff_content(std::as_bytes(std::span(bytes.data(), bytes.size()))); }
@@ -60,4 +60,4 @@ TEST(FileContent, ReadsTheHeadOfRegularFilesOnly) {
 }
 
 }  // namespace
-}  // namespace streampipe::report
+}  // namespace streampipe::host

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "streampipe/report/memory_budget.hpp"
+#include "streampipe/host/memory_budget.hpp"
 
 #include <fmt/format.h>
 
@@ -8,7 +8,7 @@
 #include <sstream>
 #include <vector>
 
-namespace streampipe::report {
+namespace streampipe::host {
 namespace {
 
 std::string_view trim(std::string_view s) {
@@ -165,4 +165,4 @@ std::optional<std::string> memory_refusal(std::uint64_t needed, const MemoryAvai
                      hint.empty() ? "" : ": ", hint);
 }
 
-}  // namespace streampipe::report
+}  // namespace streampipe::host

@@ -19,7 +19,7 @@
 #include <string_view>
 #include <vector>
 
-namespace streampipe::report {
+namespace streampipe::host {
 
 enum class Overwrite { allow, refuse };
 
@@ -91,4 +91,4 @@ class AtomicFileWriter {
 // from a thread that waits for signals, not from a handler). Returns the files removed.
 std::size_t abandon_writes_in_progress() noexcept;
 
-}  // namespace streampipe::report
+}  // namespace streampipe::host

@@ -16,7 +16,7 @@
 #include <string>
 #include <vector>
 
-namespace streampipe::report {
+namespace streampipe::host {
 
 class ReadFileError : public std::runtime_error {
  public:
@@ -52,4 +52,4 @@ using HeadCheck = std::function<void(std::span<const std::byte> head, std::uint6
 // "a FIFO", "a character device", ... for a stat mode that is not a regular file.
 [[nodiscard]] const char* describe_file_type(unsigned mode) noexcept;
 
-}  // namespace streampipe::report
+}  // namespace streampipe::host

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
-#include "streampipe/report/file_content.hpp"
+#include "streampipe/host/file_content.hpp"
 
 #include <cstring>
 
-namespace streampipe::report {
+namespace streampipe::host {
 
 Content sniff_content(std::span<const std::byte> head) noexcept {
   const auto* b = reinterpret_cast<const unsigned char*>(head.data());
@@ -49,4 +49,4 @@ bool may_replace(Content written, Content found) noexcept {
   return false;
 }
 
-}  // namespace streampipe::report
+}  // namespace streampipe::host

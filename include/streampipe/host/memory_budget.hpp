@@ -13,7 +13,7 @@
 #include <string>
 #include <string_view>
 
-namespace streampipe::report {
+namespace streampipe::host {
 
 struct MemoryAvailable {
   std::uint64_t bytes = 0;
@@ -41,4 +41,4 @@ struct MemoryAvailable {
 [[nodiscard]] std::optional<std::string> memory_refusal(std::uint64_t needed, const MemoryAvailable& available,
                                                         std::string_view what, std::string_view hint = {});
 
-}  // namespace streampipe::report
+}  // namespace streampipe::host

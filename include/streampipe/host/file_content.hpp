@@ -8,7 +8,7 @@
 #include <span>
 #include <string_view>
 
-namespace streampipe::report {
+namespace streampipe::host {
 
 enum class Content { empty, json, svg, text, png, jpeg, binary };
 
@@ -23,4 +23,4 @@ enum class Content { empty, json, svg, text, png, jpeg, binary };
 // data; an image output an image; an empty file always (an output cut short).
 [[nodiscard]] bool may_replace(Content written, Content found) noexcept;
 
-}  // namespace streampipe::report
+}  // namespace streampipe::host
