@@ -24,7 +24,7 @@ struct GrayFlags {
   bool recursive = false;
   std::string format = "png";
   int quality = 90;
-  int compression = 1;  // the fastest compression: ~10x faster than 6 on photos, as small (docs/image-io.md)
+  int compression = 1;  // the fastest compression, as small on photos (docs/image-io.md)
   bool force = false;
   bool allow_special = false;
   std::string decode = "auto";

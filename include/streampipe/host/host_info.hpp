@@ -3,7 +3,7 @@
 // What the host is: CPU model, cores, memory, NVIDIA driver, CUDA runtime and driver versions.
 // Printed by `info` and recorded in every JSON result so a figure always names its machine.
 // Describing the host never starts CUDA: a run that kept to the host would pay the driver's
-// initialization for its JSON (0.2 s with one H100, 1.1 s with four).
+// initialization for its JSON (docs/gray.md gives what that costs).
 
 #include <nlohmann/json_fwd.hpp>
 

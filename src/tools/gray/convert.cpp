@@ -53,8 +53,7 @@ pipeline::Item file_item(FileResult& file, const Options& o, host::Overwrite ove
   return item;
 }
 
-// Larger batches gain little (docs/gray.md), and on an H100 (nvJPEG 13.0.1) two streams
-// decoding batches of 64 or a run with groups of 32 did not return.
+// Larger batches gain little, and larger groups have hung nvJPEG (docs/gray.md, "groups").
 constexpr std::size_t kMaxAutoGroup = 16;
 
 // Files per engine item with nvJPEG. The JPEG engines run at a sixth of their rate with one
@@ -212,8 +211,8 @@ RunSummary convert(std::span<const Job> jobs, const Options& o) {
     summary.files[i].cancelled = true;
     summary.files[i].error = fmt::format("{}: not started: the run was stopped", jobs[i].input.string());
   }
-  // Each output's write-back started as it was written; the fsyncs now mostly find it done
-  // (an fsync per file on its worker held the worker 2-5 ms each).
+  // Each output's write-back started as it was written; the fsyncs now mostly find it done,
+  // where an fsync per file on its worker held the worker (docs/gray.md).
   const auto t_sync = std::chrono::steady_clock::now();
   detail::sync_outputs(summary.files, static_cast<unsigned>(threads));
   summary.sync_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t_sync).count();
