@@ -16,7 +16,7 @@
 // Target: bit-packed >= 2e13 cell updates/s on 16384^2. Reference: a public bit-packed
 // CUDA implementation reports 1.17e13 on an A40 (84 SMs); it is quoted, not run here.
 
-#include "streampipe/tools/life.hpp"
+#include "streampipe/tools/life/board.hpp"
 
 #include <fmt/format.h>
 
@@ -27,8 +27,8 @@
 #include "benchmarks.hpp"
 #include "harness/measure.hpp"
 #include "streampipe/cuda/bandwidth.hpp"
-#include "streampipe/tools/life_batch.hpp"
-#include "streampipe/tools/life_universe.hpp"
+#include "streampipe/tools/life/batch.hpp"
+#include "streampipe/tools/life/universe.hpp"
 
 namespace streampipe::bench {
 namespace {

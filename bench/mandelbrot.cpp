@@ -15,7 +15,7 @@
 #include "harness/measure.hpp"
 
 #include "streampipe/cuda/device_buffer.hpp"
-#include "streampipe/tools/mandelbrot.hpp"
+#include "streampipe/tools/mandelbrot/compute.hpp"
 
 #include <fmt/format.h>
 

@@ -3,7 +3,7 @@
 // makes a 2-Mpixel 8-bit gray image slow to write, and what each choice costs in size.
 //
 // Inputs are what `streampipe bench gray` writes: photo-like 1920x1080 images
-// (tools/gray_synthetic.hpp) through JPEG quality 90 and back (the tool decodes JPEGs), to
+// (tools/gray/synthetic.hpp) through JPEG quality 90 and back (the tool decodes JPEGs), to
 // 8-bit gray with the tool's BT.601 luma. Every setting encodes every image with libpng
 // directly (filter, zlib strategy, level, memory level, window, whole-image vs row writes,
 // compression buffer), one thread, host clock around the encode only; the median of the runs
@@ -17,10 +17,10 @@
 #include "harness/measure.hpp"
 #include "harness/result.hpp"
 
-#include "streampipe/report/atomic_file.hpp"
+#include "streampipe/host/atomic_file.hpp"
 #include "streampipe/io/image.hpp"
 #include "streampipe/ops/rgb_to_gray.hpp"
-#include "streampipe/tools/gray_synthetic.hpp"
+#include "streampipe/tools/gray/synthetic.hpp"
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
@@ -38,6 +38,7 @@
 namespace {
 
 namespace io = streampipe::io;
+namespace host = streampipe::host;
 namespace report = streampipe::report;
 
 struct Setting {
@@ -313,8 +314,8 @@ int main(int argc, char** argv) {
       result.fields = {{"libpng", png_get_libpng_ver(nullptr)}, {"zlib", zlibVersion()}, {"width", width},
                        {"height", height}};
       result.tables.push_back(std::move(table));
-      report::write_file_atomically(json_path, bench::envelope(result, bench::command_line()).dump(2) + "\n",
-                                    report::Overwrite::allow);
+      host::write_file_atomically(json_path, bench::envelope(result, bench::command_line()).dump(2) + "\n",
+                                    host::Overwrite::allow);
     }
   } catch (const std::exception& e) {
     fmt::print(stderr, "png_encode: {}\n", e.what());

@@ -25,7 +25,7 @@ struct Check {
   std::function<std::string()> body;  // returns a detail string; throws on failure
 };
 
-std::vector<float> random_floats(std::size_t n, unsigned seed) {
+std::vector<float> signed_random_floats(std::size_t n, unsigned seed) {
   std::mt19937 rng(seed);
   std::uniform_real_distribution<float> dist(-1000.0f, 1000.0f);
   std::vector<float> v(n);
@@ -51,7 +51,7 @@ std::vector<Check> gpu_checks(const Device& device) {
   }});
   checks.push_back({"affine kernel on 4 streams", [&] {
     constexpr std::size_t n = (1 << 22) + 3;
-    const auto x = random_floats(n, 1);
+    const auto x = signed_random_floats(n, 1);
     std::vector<float> want(n);
     ops::affine_host(x, want, 1.5f, -2.0f);
     auto& pool = PinnedPool::global();
@@ -84,7 +84,7 @@ std::vector<Check> gpu_checks(const Device& device) {
   }});
   checks.push_back({"CUDA graph replay", [&] {
     constexpr std::size_t n = 1 << 16;
-    const auto x = random_floats(n, 2);
+    const auto x = signed_random_floats(n, 2);
     std::vector<float> want(n);
     ops::multiply_divide_host(x, want, 50);
     Stream s(device);
@@ -109,7 +109,7 @@ std::vector<Check> host_checks() {
   std::vector<Check> checks;
   checks.push_back({"host reference kernels", [] {
     constexpr std::size_t n = 100'003;
-    const auto x = random_floats(n, 3);
+    const auto x = signed_random_floats(n, 3);
     std::vector<float> y(n), back(n);
     ops::affine_host(x, y, 2.0f, 0.0f);
     ops::affine_host(y, back, 0.5f, 0.0f);

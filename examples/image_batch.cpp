@@ -14,7 +14,7 @@
 #include "streampipe/ops/pipeline_ops.hpp"
 #include "streampipe/ops/rgb_to_gray.hpp"
 #include "streampipe/pipeline/engine.hpp"
-#include "streampipe/tools/gray_synthetic.hpp"
+#include "streampipe/tools/gray/synthetic.hpp"
 
 #include <fmt/format.h>
 

@@ -13,9 +13,9 @@
 #include "streampipe/cuda/device.hpp"
 #include "streampipe/cuda/event.hpp"
 #include "streampipe/io/image.hpp"
-#include "streampipe/tools/life.hpp"
-#include "streampipe/tools/life_image.hpp"
-#include "streampipe/tools/life_universe.hpp"
+#include "streampipe/tools/life/board.hpp"
+#include "streampipe/tools/life/image.hpp"
+#include "streampipe/tools/life/universe.hpp"
 
 #include <fmt/format.h>
 
@@ -58,7 +58,7 @@ int main(int argc, char** argv) {
         if (got != want) return 1;
       }
     }
-    io::write_image(out, render_image(want, 2), io::ImageFormat::png, 90, report::Overwrite::allow);
+    io::write_image(out, render_image(want, 2), io::ImageFormat::png, 90, host::Overwrite::allow);
     fmt::print("wrote {}\n", out);
     return 0;
   } catch (const std::exception& e) {

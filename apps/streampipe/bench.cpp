@@ -13,6 +13,7 @@
 #include "benchmarks.hpp"
 
 #include "streampipe/cuda/device.hpp"
+#include "streampipe/mpi/gather.hpp"
 #include "streampipe/report/json_schema.hpp"
 
 #include <fmt/format.h>
@@ -61,20 +62,20 @@ void add_parameter(CLI::App& app, const bench::Parameter& p, bench::Value& value
 // Under mpirun every rank ran the benchmark on its own GPU at once: rank 0 prints each
 // rank's tables and writes one --json holding every rank's envelope; the job's status is 1
 // when any rank's outputs did not match. Collective.
-int finish_bench_ranks(const Ranks& ranks, const std::string& name, const bench::Benchmark& b,
+int finish_bench_ranks(const mpi::Job& ranks, const std::string& name, const bench::Benchmark& b,
                        const bench::Result& result, const std::string& printed, const std::string& json_path,
                        Outputs& out) {
-  nlohmann::json part = {{"rank", ranks.info().rank},
-                         {"host", ranks.host()},
-                         {"printed", printed},
-                         {"envelope", bench::envelope(result, bench::command_line())}};
-  const std::vector<std::string> parts = ranks.gather(part.dump());
-  const int status = ranks.job_status(result.verified() ? 0 : 1);
-  if (!result.verified()) fmt::print(stderr, "{}{}: {}\n", name, ranks.tag(), b.mismatch);
-  if (!ranks.leader()) return status;
+  const nlohmann::json mine = {{"rank", ranks.info().rank},
+                               {"host", ranks.host()},
+                               {"printed", printed},
+                               {"envelope", bench::envelope(result, bench::command_line())}};
+  auto parts = mpi::gather_parts(ranks, mine);
+  const int status = ranks.max_over_ranks(result.verified() ? 0 : 1);
+  if (!result.verified()) fmt::print(stderr, "{}{}: {}\n", name, Ranks::tag(), b.mismatch);
+  if (!parts) return status;
   nlohmann::json merged = {{"benchmark", name}, {"ranks", nlohmann::json::array()}};
-  for (const auto& text : parts) {
-    auto j = nlohmann::json::parse(text);
+  for (auto& rank_part : *parts) {
+    nlohmann::json& j = rank_part.meta;
     out.print("=== rank {} on {} ===\n{}\n", j.at("rank").get<int>(), j.at("host").get<std::string>(),
               j.at("printed").get<std::string>());
     merged["ranks"].push_back({{"rank", j.at("rank")}, {"host", j.at("host")}, {"result", std::move(j.at("envelope"))}});
@@ -90,7 +91,7 @@ int run_benchmark(const bench::Benchmark& b, const std::string& name, const Benc
   // Without a GPU nothing is selected: the benchmarks run their host rows.
   std::vector<int> devices = select_gpus(o.devices);
   if (devices.empty()) devices = {0};
-  const Ranks& ranks = Ranks::get();
+  const mpi::Job& ranks = Ranks::get();
   if (ranks.several()) {
     bool writes_files = b.files && !b.files(values).empty();
     for (const auto& [output, path] : o.outputs) writes_files = writes_files || !path.empty();
@@ -99,7 +100,7 @@ int run_benchmark(const bench::Benchmark& b, const std::string& name, const Benc
                        "process");
     // One rank per GPU: the node-local rank's GPU among those --devices selected.
     devices = {devices[static_cast<std::size_t>(
-        report::local_device(ranks.info().local_rank, static_cast<int>(devices.size())))]};
+        mpi::local_device(ranks.info().local_rank, static_cast<int>(devices.size())))]};
   }
   bench::Settings settings{o.runs, o.warmup, devices.front(), devices, o.force, {}};
   for (const auto& [output, path] : o.outputs) {

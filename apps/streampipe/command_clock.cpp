@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "command_clock.hpp"
 
-#include "streampipe/report/process_age.hpp"
+#include "streampipe/host/process_age.hpp"
 
 namespace streampipe::cli {
 namespace {
@@ -9,7 +9,7 @@ namespace {
 CommandStart take() {
   CommandStart s;
   s.at = std::chrono::steady_clock::now();
-  if (const auto age = report::process_age()) {
+  if (const auto age = host::process_age()) {
     s.before_ms = age->ms;
     s.resolution_ms = age->resolution_ms;
   }

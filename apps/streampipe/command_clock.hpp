@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 // When this command began, as early as the process can know it: a steady_clock point taken
-// during static initialization, and the process's age at that moment (report::process_age:
+// during static initialization, and the process's age at that moment (host::process_age:
 // exec, loading the shared libraries and the static initializers before it). With both, a
 // command reports the wall clock a user's `time` shows, less the exit.
 

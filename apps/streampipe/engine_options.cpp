@@ -7,7 +7,7 @@
 #include "ranks.hpp"
 
 #include "streampipe/cuda/device.hpp"
-#include "streampipe/report/ranks.hpp"
+#include "streampipe/mpi/ranks.hpp"
 
 #include <fmt/format.h>
 
@@ -54,7 +54,7 @@ pipeline::EngineOptions engine_options(const EngineFlags& flags, pipeline::Engin
     return base;
   }
   (void)parse_device_list(flags.devices);  // a malformed list is named before the machine is asked
-  const Ranks& ranks = Ranks::get();
+  const mpi::Job& ranks = Ranks::get();
   if (base.backend == pipeline::Backend::gpu && Device::count() == 0)
     throw UsageError(fmt::format("--backend gpu: no usable GPU ({})", Device::unavailable_reason().value_or("?")));
   // A named list, and one rank's GPU under mpirun, are checked now; "all" is found by the
@@ -63,7 +63,7 @@ pipeline::EngineOptions engine_options(const EngineFlags& flags, pipeline::Engin
     base.devices = select_gpus(flags.devices);
     if (ranks.several() && !base.devices.empty())
       base.devices = {base.devices[static_cast<std::size_t>(
-          report::local_device(ranks.info().local_rank, static_cast<int>(base.devices.size())))]};
+          mpi::local_device(ranks.info().local_rank, static_cast<int>(base.devices.size())))]};
   }
   return base;
 }

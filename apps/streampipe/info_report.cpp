@@ -4,13 +4,13 @@
 #include "json_text.hpp"
 
 #include "commands.hpp"
-#include "device_report.hpp"
+#include "streampipe/cuda/device_description.hpp"
 #include "devices_option.hpp"
 #include "info_links.hpp"
 #include "streampipe/cuda/bandwidth.hpp"
 #include "streampipe/report/json_schema.hpp"
 #include "streampipe/pipeline/host_copy.hpp"
-#include "streampipe/report/host_info.hpp"
+#include "streampipe/host/host_info.hpp"
 #include "streampipe/report/table.hpp"
 
 #include <fmt/format.h>
@@ -45,14 +45,14 @@ void print_device(const Outputs& out, const nlohmann::json& j) {
 
 int run_info(const InfoOptions& o, const Outputs& out, nlohmann::json* json_out) {
   const std::vector<int> indices = select_gpus(o.devices);  // bad usage before anything is printed
-  const auto host = report::describe_host();
+  const auto host = host::describe_host();
   nlohmann::json j;
   j["host"] = host;
   out.print("host: {} | {} | {} cores | {:.1f} GiB | CUDA runtime {} | driver {} (CUDA {})\n", host.hostname,
             host.cpu_model, host.cores, host.memory_gib,
-            report::format_cuda_version(host.cuda_runtime_version),
+            host::format_cuda_version(host.cuda_runtime_version),
             host.nvidia_driver.empty() ? std::string("none") : host.nvidia_driver,
-            report::format_cuda_version(host.cuda_driver_version));
+            host::format_cuda_version(host.cuda_driver_version));
   j["devices"] = nlohmann::json::array();
 
   const auto reason = Device::unavailable_reason();
@@ -72,7 +72,7 @@ int run_info(const InfoOptions& o, const Outputs& out, nlohmann::json* json_out)
     for (const int index : indices) {
       const Device device(index);
       devices.push_back(device);
-      auto dj = bench::describe_device(device);
+      auto dj = describe_device(device);
       print_device(out, dj);
       if (!o.no_measure) {
         const auto& limits = links.emplace_back(measure_link(device, bo));
@@ -83,7 +83,7 @@ int run_info(const InfoOptions& o, const Outputs& out, nlohmann::json* json_out)
         out.print("{}", table.str(fmt::format("  measured: {} MiB per copy, median of {} runs after {} "
                                                "warm-up (min/max across runs)",
                                                o.size_mib, o.runs, o.warmup)));
-        dj["bandwidth"] = bench::link_json(limits);
+        dj["bandwidth"] = link_json(limits);
         dj["measurement"] = {{"bytes_per_copy", bo.bytes}, {"runs", bo.runs}, {"warmup", bo.warmup}};
       }
       j["devices"].push_back(dj);

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "interrupt.hpp"
 
-#include "streampipe/report/atomic_file.hpp"
+#include "streampipe/host/atomic_file.hpp"
 
 #include <fmt/format.h>
 
@@ -67,7 +67,7 @@ void say(const std::string& text) noexcept {
       s.source.request_stop();  // the command's stop callbacks run here
       continue;
     }
-    const std::size_t removed = report::abandon_writes_in_progress();
+    const std::size_t removed = host::abandon_writes_in_progress();
     say(fmt::format("\nstreampipe: {}: stopped at once{}\n", signal_name(sig),
                     removed > 0 ? fmt::format("; {} partly written file(s) removed", removed) : std::string()));
     std::_Exit(128 + sig);

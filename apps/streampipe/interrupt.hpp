@@ -7,7 +7,7 @@
 //     signal requests a stop through its token; the command stops submitting, lets the work
 //     in flight finish (or cancels it), reports what finished and returns status();
 //   - otherwise, and on a second signal, the temporary files of writes under way are
-//     removed (report::abandon_writes_in_progress) and the process ends at once.
+//     removed (host::abandon_writes_in_progress) and the process ends at once.
 // Either way the exit status is 128 + the signal (130 SIGINT, 143 SIGTERM, 129 SIGHUP, 131
 // SIGQUIT; no core dump for SIGQUIT), and no partial file is left: every output present is
 // complete. SIGPIPE is ignored: a write to a closed pipe fails with EPIPE, which the command

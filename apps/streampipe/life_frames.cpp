@@ -4,12 +4,16 @@
 #include "commands.hpp"
 
 #include "streampipe/io/image.hpp"
-#include "streampipe/tools/life_image.hpp"
+#include "streampipe/tools/life/image.hpp"
 
 #include <fmt/format.h>
 
+#include <chrono>
 #include <cstdio>
 #include <filesystem>
+#include <sys/ioctl.h>
+#include <thread>
+#include <unistd.h>
 
 namespace streampipe::cli {
 namespace {
@@ -28,6 +32,16 @@ bool frame_of_this_run(const FrameSeries& f, const std::string& name) {
       static_cast<std::size_t>(used) != name.size() || name != frame_name(u, g))
     return false;
   return u < static_cast<unsigned long long>(f.universes) && g <= f.generations && g % f.every == 0;
+}
+
+unsigned terminal_columns(unsigned& lines) {
+  winsize ws{};
+  if (::ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0) {
+    lines = ws.ws_row > 2 ? ws.ws_row - 2u : 1u;
+    return ws.ws_col;
+  }
+  lines = 24;
+  return 80;
 }
 
 }  // namespace
@@ -53,7 +67,16 @@ void claim_frames(const FrameSeries& f, Outputs& out, const std::vector<std::pai
 
 void write_snapshot(const FrameSeries& f, std::size_t index, std::uint64_t generation, const tools::life::Board& board) {
   io::write_image(fs::path(f.dir) / frame_name(index, generation), tools::life::render_image(board, f.scale),
-                  io::ImageFormat::png, 90, f.force ? report::Overwrite::allow : report::Overwrite::refuse);
+                  io::ImageFormat::png, 90, f.force ? host::Overwrite::allow : host::Overwrite::refuse);
+}
+
+void draw_live(std::uint64_t generation, const tools::life::Board& board, std::uint64_t population, double fps) {
+  unsigned lines = 0;
+  const unsigned cols = terminal_columns(lines);
+  fmt::print("\x1b[H\x1b[2J{}generation {} population {}\n", tools::life::render_text(board, cols, lines), generation,
+             population);
+  std::fflush(stdout);
+  std::this_thread::sleep_for(std::chrono::duration<double>(1.0 / fps));
 }
 
 }  // namespace streampipe::cli

@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
-// life's PNG frames under -o DIR (life-u<universe>-g<generation>.png): which names a run
-// writes, the check of the folder before any work, and the writing of one frame.
+// life's frames: the PNGs under -o DIR (life-u<universe>-g<generation>.png: which names a run
+// writes, the check of the folder before any work, the writing of one frame), and --live's
+// frame on the terminal.
 
 #include "outputs.hpp"
 
-#include "streampipe/tools/life.hpp"
+#include "streampipe/tools/life/board.hpp"
 
 #include <cstddef>
 #include <cstdint>
@@ -34,5 +35,9 @@ void claim_frames(const FrameSeries& frames, Outputs& out,
 // Writes universe `index`'s board at `generation` (atomically; replaces one only with --force).
 void write_snapshot(const FrameSeries& frames, std::size_t index, std::uint64_t generation,
                     const tools::life::Board& board);
+
+// Draws `board` (cropped to the terminal) with its generation and population, then waits a
+// frame's time at `fps` frames per second.
+void draw_live(std::uint64_t generation, const tools::life::Board& board, std::uint64_t population, double fps);
 
 }  // namespace streampipe::cli

@@ -4,8 +4,8 @@
 #include "commands.hpp"
 #include "memory_option.hpp"
 
-#include "streampipe/tools/life.hpp"
-#include "streampipe/tools/life_image.hpp"
+#include "streampipe/tools/life/board.hpp"
+#include "streampipe/tools/life/image.hpp"
 
 #include <fmt/format.h>
 

@@ -93,4 +93,15 @@ void PopulationStream::finish() {
   sink_.commit();
 }
 
+void write_populations(const Outputs& out, const std::string& path, const tools::life::Options& o,
+                       const tools::life::Summary& s) {
+  PopulationStream gathered(out, path, s.universes.size(), o.width, o.height, o.generations);
+  std::vector<std::uint64_t> row(s.universes.size());
+  for (std::uint64_t g = 0; g <= o.generations; ++g) {
+    for (std::size_t k = 0; k < s.universes.size(); ++k) row[k] = s.universes[k].populations.all()[g];
+    gathered.row(g, row);
+  }
+  gathered.finish();
+}
+
 }  // namespace streampipe::cli

@@ -12,6 +12,8 @@
 
 #include "outputs.hpp"
 
+#include "streampipe/tools/life/run.hpp"
+
 #include <cstdint>
 #include <cstdio>
 #include <memory>
@@ -44,5 +46,10 @@ class PopulationStream {
   std::vector<std::unique_ptr<std::FILE, FileCloser>> spills_;
   void flush_text(bool always);
 };
+
+// --population of a job under mpirun, at rank 0: every universe's populations, gathered
+// (every generation's kept: Options::every_population), written whole.
+void write_populations(const Outputs& out, const std::string& path, const tools::life::Options& options,
+                       const tools::life::Summary& summary);
 
 }  // namespace streampipe::cli

@@ -18,14 +18,14 @@ void add_max_memory_option(CLI::App& app, std::uint64_t& mib) {
       ->transform(whole_number(0, std::uint64_t{1} << 40));
 }
 
-report::MemoryAvailable memory_budget(std::uint64_t mib) {
-  report::MemoryAvailable budget = report::available_memory();
-  if (mib > 0) budget = report::least(budget, {mib << 20, fmt::format("--max-memory-mib {}", mib), true});
+host::MemoryAvailable memory_budget(std::uint64_t mib) {
+  host::MemoryAvailable budget = host::available_memory();
+  if (mib > 0) budget = host::least(budget, {mib << 20, fmt::format("--max-memory-mib {}", mib), true});
   return budget;
 }
 
 void check_memory(std::uint64_t needed, std::uint64_t mib, std::string_view what, std::string_view hint) {
-  if (const auto why = report::memory_refusal(needed, memory_budget(mib), what, hint)) throw UsageError(*why);
+  if (const auto why = host::memory_refusal(needed, memory_budget(mib), what, hint)) throw UsageError(*why);
 }
 
 std::uint64_t product(std::initializer_list<std::uint64_t> factors) noexcept {

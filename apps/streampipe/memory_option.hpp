@@ -4,9 +4,9 @@
 // it will allocate (life's boards, mandelbrot's counts and image, gray's decoded images)
 // refuses, as bad usage (exit 2) naming the bytes needed and the bytes available, what could
 // only end with the kernel killing it halfway. The budget is the least of what the machine
-// has available (report/memory_budget.hpp) and --max-memory-mib when given.
+// has available (host/memory_budget.hpp) and --max-memory-mib when given.
 
-#include "streampipe/report/memory_budget.hpp"
+#include "streampipe/host/memory_budget.hpp"
 
 #include <CLI/CLI.hpp>
 
@@ -20,7 +20,7 @@ namespace streampipe::cli {
 void add_max_memory_option(CLI::App& app, std::uint64_t& mib);
 
 // The budget for a run given --max-memory-mib `mib`.
-[[nodiscard]] report::MemoryAvailable memory_budget(std::uint64_t mib);
+[[nodiscard]] host::MemoryAvailable memory_budget(std::uint64_t mib);
 
 // Throws UsageError when `needed` bytes for `what` exceed memory_budget(mib); `hint` says
 // which options make the run smaller.

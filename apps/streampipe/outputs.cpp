@@ -2,15 +2,11 @@
 #include "outputs.hpp"
 
 #include "commands.hpp"
+#include "output_checks.hpp"
 
-#include "streampipe/report/file_content.hpp"
-#include "streampipe/report/read_file.hpp"
+#include <fmt/format.h>
 
-#include <algorithm>
-#include <cctype>
-#include <cerrno>
 #include <cstring>
-#include <fcntl.h>
 #include <filesystem>
 #include <stdexcept>
 #include <unistd.h>
@@ -34,92 +30,6 @@ fs::path dangling_target(const std::string& link) {
   if (ec) return fs::path(link);
   if (to.is_relative()) to = fs::absolute(link, ec).parent_path() / to;
   return fs::weakly_canonical(to, ec);
-}
-
-// What `option` writes to `path`: what the option always writes, else (a benchmark's
-// declared outputs, the files -o names) by the path's extension.
-report::Content expected_content(std::string_view option, const std::string& path) {
-  std::string ext = fs::path(path).extension().string();
-  std::transform(ext.begin(), ext.end(), ext.begin(), [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
-  if (option == "--json" || option == "--report-json" || option == "--trace") return report::Content::json;
-  if (option == "--gantt" || option == "--svg") return report::Content::svg;
-  if (option == "--population") return ext == ".json" ? report::Content::json : report::Content::text;
-  if (ext == ".json") return report::Content::json;
-  if (ext == ".svg") return report::Content::svg;
-  if (ext == ".png") return report::Content::png;
-  if (ext == ".jpg" || ext == ".jpeg") return report::Content::jpeg;
-  return report::Content::text;
-}
-
-// An existing file that `option` would replace holds content of its own kind (an image an
-// option took as its value by mistake, "--json a.png b.png", is never replaced).
-void check_content(std::string_view option, const std::string& path) {
-  const auto head = report::read_file_head(path, 4096);
-  if (!head) return;  // unreadable: the write itself will say what is wrong
-  const report::Content found = report::sniff_content(*head);
-  const report::Content written = expected_content(option, path);
-  if (report::may_replace(written, found)) return;
-  throw UsageError(fmt::format("{} {}: the file holds {}, not {}; an output never replaces a file of another kind, "
-                               "--force or not (did {} take another argument as its value?)",
-                               option, path, report::describe(found), report::describe(written), option));
-}
-
-// The folder `path` would be created in, or its nearest existing parent, must let this
-// process create files: found before any work, not after it (a read-only --json target).
-void check_writable_folder(std::string_view option, const std::string& path, bool is_folder) {
-  fs::path dir = is_folder ? fs::path(path) : fs::path(path).parent_path();
-  if (dir.empty()) dir = ".";
-  std::error_code ec;
-  while (!fs::exists(dir, ec) && dir.has_parent_path() && dir.parent_path() != dir) dir = dir.parent_path();
-  if (!fs::is_directory(dir, ec)) return;  // a file on the way: the write names it
-  if (::faccessat(AT_FDCWD, dir.c_str(), W_OK | X_OK, AT_EACCESS) == 0) return;
-  const int err = errno;
-  throw UsageError(fmt::format("{} {}: cannot create files in {}: {}", option, path, dir.string(), std::strerror(err)));
-}
-
-// A device or FIFO, opened as it is (never created or renamed).
-int open_direct(const std::string& path) {
-  const int fd = ::open(path.c_str(), O_WRONLY | O_NOCTTY | O_CLOEXEC);
-  if (fd < 0) throw std::runtime_error(fmt::format("cannot open {} for writing: {}", path, std::strerror(errno)));
-  return fd;
-}
-
-// All of `content` into `fd`; closes it and throws naming `path` on a failure.
-void write_fd(int fd, const std::string& path, std::string_view content) {
-  const char* p = content.data();
-  std::size_t left = content.size();
-  while (left > 0) {
-    const ssize_t n = ::write(fd, p, left);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      const int err = n < 0 ? errno : EIO;
-      throw std::runtime_error(fmt::format("cannot write {}: {}", path, std::strerror(err)));
-    }
-    p += n;
-    left -= static_cast<std::size_t>(n);
-  }
-}
-
-// The whole of `content` into a device or FIFO.
-void write_direct(const std::string& path, std::string_view content) {
-  const int fd = open_direct(path);
-  try {
-    write_fd(fd, path, content);
-  } catch (...) {
-    ::close(fd);
-    throw;
-  }
-  if (::close(fd) != 0) throw std::runtime_error(fmt::format("cannot write {}: {}", path, std::strerror(errno)));
-}
-
-void write_stdout(std::string_view content, bool flush = true) {
-  errno = 0;
-  // fwrite's pointer must not be null even for zero bytes (an empty view's may be).
-  if ((!content.empty() && std::fwrite(content.data(), 1, content.size(), stdout) != content.size()) ||
-      (flush && std::fflush(stdout) != 0)) {
-    const int err = errno != 0 ? errno : EIO;
-    throw StdoutError(fmt::format("cannot write to standard output: {}", std::strerror(err)));
-  }
 }
 
 }  // namespace
@@ -229,78 +139,6 @@ void Outputs::claim_terminal(std::string_view what) {
   if (!stdout_owner_.empty())
     throw UsageError(fmt::format("{} and {} both want standard output: give one of them a file", stdout_owner_, what));
   stdout_owner_ = what;
-}
-
-void Outputs::write(const std::string& path, std::string_view content) const {
-  if (path.empty()) return;
-  if (path == "-") {
-    write_stdout(content);
-    return;
-  }
-  const auto it = targets_.find(path);
-  if (it == targets_.end()) throw std::logic_error(fmt::format("{} is written without being claimed", path));
-  if (it->second.direct)
-    write_direct(it->second.write_path, content);
-  else
-    report::write_file_atomically(it->second.write_path, content, overwrite());
-}
-
-OutputSink Outputs::open(const std::string& path) const {
-  if (path.empty()) throw std::logic_error("an output without a name is opened");
-  OutputSink sink;
-  sink.path_ = path;
-  if (path == "-") {
-    sink.to_stdout_ = true;
-    return sink;
-  }
-  const auto it = targets_.find(path);
-  if (it == targets_.end()) throw std::logic_error(fmt::format("{} is opened without being claimed", path));
-  if (it->second.direct)
-    sink.fd_ = open_direct(it->second.write_path);
-  else
-    sink.file_ = std::make_unique<report::AtomicFileWriter>(it->second.write_path, overwrite());
-  return sink;
-}
-
-OutputSink::OutputSink(OutputSink&& other) noexcept
-    : path_(std::move(other.path_)),
-      to_stdout_(other.to_stdout_),
-      fd_(std::exchange(other.fd_, -1)),
-      file_(std::move(other.file_)) {}
-
-OutputSink& OutputSink::operator=(OutputSink&& other) noexcept {
-  if (this != &other) {
-    if (fd_ >= 0) ::close(fd_);
-    path_ = std::move(other.path_);
-    to_stdout_ = other.to_stdout_;
-    fd_ = std::exchange(other.fd_, -1);
-    file_ = std::move(other.file_);
-  }
-  return *this;
-}
-
-OutputSink::~OutputSink() {
-  if (fd_ >= 0) ::close(fd_);
-}
-
-void OutputSink::write(std::string_view text) {
-  if (to_stdout_)
-    write_stdout(text, false);  // stdio buffers; a closed pipe shows at the buffer's write
-  else if (fd_ >= 0)
-    write_fd(fd_, path_, text);
-  else if (file_)
-    file_->write(text);
-}
-
-void OutputSink::commit() {
-  if (to_stdout_) {
-    write_stdout({}, true);
-  } else if (fd_ >= 0) {
-    const int fd = std::exchange(fd_, -1);
-    if (::close(fd) != 0) throw std::runtime_error(fmt::format("cannot write {}: {}", path_, std::strerror(errno)));
-  } else if (file_) {
-    file_->commit();
-  }
 }
 
 }  // namespace streampipe::cli

@@ -14,7 +14,7 @@
 //     --force, unless --allow-special-outputs, which writes into the device or FIFO and
 //     through the link to its target (a target that exists needs --force as usual);
 //   - an existing file is replaced by a FILE option's output only when it is of that output's
-//     kind, checked from its first bytes (report/file_content.hpp): a report replaces text,
+//     kind, checked from its first bytes (host/file_content.hpp): a report replaces text,
 //     never an image or binary data, so "--json a.png b.png --force" is refused, not a JSON
 //     written over the image the option took as its value;
 //   - the folder each output goes into (or its nearest existing parent) lets this process
@@ -31,7 +31,7 @@
 
 #include "file_identity.hpp"
 
-#include "streampipe/report/atomic_file.hpp"
+#include "streampipe/host/atomic_file.hpp"
 
 #include <fmt/format.h>
 
@@ -71,7 +71,7 @@ class OutputSink {
   std::string path_;
   bool to_stdout_ = false;
   int fd_ = -1;  // a device or FIFO, written into
-  std::unique_ptr<report::AtomicFileWriter> file_;
+  std::unique_ptr<host::AtomicFileWriter> file_;
 };
 
 class Outputs {
@@ -96,8 +96,8 @@ class Outputs {
   void claim_terminal(std::string_view what);
 
   [[nodiscard]] bool force() const noexcept { return force_; }
-  [[nodiscard]] report::Overwrite overwrite() const noexcept {
-    return force_ ? report::Overwrite::allow : report::Overwrite::refuse;
+  [[nodiscard]] host::Overwrite overwrite() const noexcept {
+    return force_ ? host::Overwrite::allow : host::Overwrite::refuse;
   }
   // True when an output claimed standard output.
   [[nodiscard]] bool machine_stdout() const noexcept { return !stdout_owner_.empty(); }

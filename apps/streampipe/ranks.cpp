@@ -18,11 +18,6 @@
 namespace streampipe::cli {
 namespace {
 
-Ranks& the_ranks() {
-  static Ranks ranks;
-  return ranks;
-}
-
 #if defined(STREAMPIPE_HAVE_MPI)
 std::unique_ptr<mpi::MpiSession>& session() {
   static std::unique_ptr<mpi::MpiSession> s;
@@ -52,13 +47,11 @@ void share_cores(int local_rank, int local_size) noexcept {
 }  // namespace
 
 void Ranks::start() {
-  const auto launched = report::rank_from_environment();
+  const auto launched = mpi::rank_from_environment();
   if (!launched) return;
 #if defined(STREAMPIPE_HAVE_MPI)
   session() = std::make_unique<mpi::MpiSession>();
-  the_ranks().info_ = session()->info();
-  the_ranks().host_ = session()->host();
-  share_cores(the_ranks().info_.local_rank, the_ranks().info_.local_size);
+  share_cores(session()->local_rank(), session()->local_size());
 #else
   if (launched->size > 1)
     throw UsageError(fmt::format("started as rank {} of {} by a launcher (mpirun), but this streampipe was built "
@@ -68,7 +61,12 @@ void Ranks::start() {
 #endif
 }
 
-const Ranks& Ranks::get() { return the_ranks(); }
+const mpi::Job& Ranks::get() {
+#if defined(STREAMPIPE_HAVE_MPI)
+  if (session()) return *session();
+#endif
+  return mpi::Job::single();
+}
 
 void Ranks::stop() noexcept {
 #if defined(STREAMPIPE_HAVE_MPI)
@@ -82,26 +80,9 @@ void Ranks::abort([[maybe_unused]] int status) noexcept {
 #endif
 }
 
-std::string Ranks::tag() const { return several() ? fmt::format(" (rank {})", info_.rank) : std::string(); }
-
-std::vector<std::string> Ranks::gather(const std::string& mine) const {
-#if defined(STREAMPIPE_HAVE_MPI)
-  if (session()) return session()->gather_strings(mine);
-#endif
-  return {mine};
-}
-
-int Ranks::job_status(int mine) const {
-#if defined(STREAMPIPE_HAVE_MPI)
-  if (session()) return session()->max_over_ranks(mine);
-#endif
-  return mine;
-}
-
-void Ranks::barrier() const {
-#if defined(STREAMPIPE_HAVE_MPI)
-  if (session()) session()->barrier();
-#endif
+std::string Ranks::tag() {
+  const mpi::Job& job = get();
+  return job.several() ? fmt::format(" (rank {})", job.info().rank) : std::string();
 }
 
 }  // namespace streampipe::cli

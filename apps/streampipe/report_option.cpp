@@ -4,7 +4,7 @@
 #include "json_text.hpp"
 #include "option_checks.hpp"
 
-#include "streampipe/report/host_info.hpp"
+#include "streampipe/host/host_info.hpp"
 #include "streampipe/report/json_schema.hpp"
 
 #include <fmt/format.h>
@@ -34,7 +34,7 @@ void emit_report(const ReportOptions& options, const report::LatencyRun& run, co
     nlohmann::json j = report::report_json(run, summary, true);
     j["tool"] = tool;
     j["query"] = options.query;
-    j["host"] = report::describe_host();
+    j["host"] = host::describe_host();
     out.write(options.json_path, json_text(report::stamped(std::move(j), "latency-report"), 1));
   }
 }

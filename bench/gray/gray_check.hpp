@@ -6,7 +6,7 @@
 // tolerance) and a peer's (within its bound: its luma is taken differently).
 
 #include "streampipe/io/image.hpp"
-#include "streampipe/tools/gray_decode.hpp"
+#include "streampipe/tools/gray/decode.hpp"
 
 #include <atomic>
 #include <cstdint>

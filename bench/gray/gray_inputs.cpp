@@ -4,10 +4,10 @@
 #include "gray/gray_check.hpp"
 
 #include "streampipe/ops/rgb_to_gray.hpp"
-#include "streampipe/report/atomic_file.hpp"
-#include "streampipe/tools/gray_pixels.hpp"
-#include "streampipe/tools/gray_plan.hpp"
-#include "streampipe/tools/gray_synthetic.hpp"
+#include "streampipe/host/atomic_file.hpp"
+#include "streampipe/tools/gray/pixels.hpp"
+#include "streampipe/tools/gray/plan.hpp"
+#include "streampipe/tools/gray/synthetic.hpp"
 
 #include <fmt/format.h>
 
@@ -45,7 +45,7 @@ Inputs generate_inputs(const fs::path& dir, std::uint32_t count, std::uint32_t w
     const io::Image rgb = gray::photo_like(width, height, static_cast<std::uint32_t>(i + 1));
     const auto data = jpeg ? io::encode_jpeg(rgb, quality) : io::encode_png(rgb);
     in.files[i] = dir / fmt::format("img-{:04}.{}", i, jpeg ? "jpg" : "png");
-    report::write_file_atomically(in.files[i], data);
+    host::write_file_atomically(in.files[i], data);
     bytes += data.size();
     in.reference[i] = reference_of(io::decode_image(data, {}, in.files[i].string()));
   });

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
-// The inputs of `bench gray`, not timed: photo-like images (tools/gray_synthetic.hpp)
+// The inputs of `bench gray`, not timed: photo-like images (tools/gray/synthetic.hpp)
 // written into a folder, or the images a folder holds (--inputs: real photographs,
 // bench/gray/photo_set.py); and for each the host reference of the tool's result: the BT.601
 // luma of what the CPU decoder reads back from the file (JPEG is lossy, so the reference

@@ -7,7 +7,7 @@
 #include "harness/command.hpp"
 
 #include "streampipe/report/statistics.hpp"
-#include "streampipe/tools/gray_plan.hpp"
+#include "streampipe/tools/gray/plan.hpp"
 
 #include <fmt/format.h>
 

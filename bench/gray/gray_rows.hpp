@@ -12,7 +12,7 @@
 #include "gray/gray_inputs.hpp"
 #include "harness/result.hpp"
 
-#include "streampipe/tools/gray_decode.hpp"
+#include "streampipe/tools/gray/decode.hpp"
 
 #include <nlohmann/json.hpp>
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "harness/result.hpp"
 
-#include "streampipe/report/host_info.hpp"
+#include "streampipe/host/host_info.hpp"
 #include "streampipe/report/json_schema.hpp"
 
 
@@ -47,7 +47,7 @@ nlohmann::json envelope(const Result& result, const std::string& command) {
   }
   nlohmann::json out = {{"benchmark", result.benchmark},
                         {"device", {{"index", result.device_index}, {"name", result.device_name}}},
-                        {"host", report::describe_host()},
+                        {"host", host::describe_host()},
                         {"command", command},
                         {"parameters", result.parameters},
                         {"runs", result.runs},

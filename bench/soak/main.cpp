@@ -22,7 +22,7 @@
 #include "soak/trend.hpp"
 
 #include "streampipe/cuda/device.hpp"
-#include "streampipe/report/atomic_file.hpp"
+#include "streampipe/host/atomic_file.hpp"
 
 #include <CLI/CLI.hpp>
 #include <fmt/format.h>
@@ -175,9 +175,9 @@ int main(int argc, char** argv) {
                      {"threads", {{"before", out.threads_before}, {"after_max", out.threads_after_max}}}};
     result.tables.push_back(std::move(table));
     try {
-      streampipe::report::write_file_atomically(
+      streampipe::host::write_file_atomically(
           json_path, bench::envelope(result, bench::command_line()).dump(2) + "\n",
-          streampipe::report::Overwrite::allow);
+          streampipe::host::Overwrite::allow);
     } catch (const std::exception& e) {
       fmt::print(stderr, "soak: {}\n", e.what());
       return 1;

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "streams/experiments.hpp"
 
-#include "streampipe/report/atomic_file.hpp"
+#include "streampipe/host/atomic_file.hpp"
 
 #include <fmt/format.h>
 
@@ -84,10 +84,10 @@ void write_trace(const Config& c, pipeline::Engine& engine, const std::string& n
     for (const char* run : runs) declared = declared || name == run;
   if (!declared) throw std::logic_error(fmt::format("trace '{}' is not declared in kTraced", name));
   const auto base = std::filesystem::path(c.trace_dir) / name;
-  const auto overwrite = c.force ? report::Overwrite::allow : report::Overwrite::refuse;
-  report::write_file_atomically(base.string() + ".trace.json", engine.timeline().chrome_trace(name).dump() + "\n",
+  const auto overwrite = c.force ? host::Overwrite::allow : host::Overwrite::refuse;
+  host::write_file_atomically(base.string() + ".trace.json", engine.timeline().chrome_trace(name).dump() + "\n",
                                 overwrite);
-  report::write_file_atomically(base.string() + ".svg", engine.timeline().gantt_svg(name + "\n" + engine.describe()),
+  host::write_file_atomically(base.string() + ".svg", engine.timeline().gantt_svg(name + "\n" + engine.describe()),
                                 overwrite);
 }
 

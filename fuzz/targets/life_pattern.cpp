@@ -3,7 +3,7 @@
 // pattern within the limits, every cell 0 or 1, or throw PatternError; placing a pattern on
 // a board of its own size at the origin gives back its cells.
 
-#include "streampipe/tools/life_pattern.hpp"
+#include "streampipe/tools/life/pattern.hpp"
 
 #include <cstddef>
 #include <cstdint>

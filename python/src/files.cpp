@@ -4,7 +4,7 @@
 // library reads it ("ok.jpg\0.png" opened ok.jpg): refused, as Python's open() refuses it.
 #include "bindings.hpp"
 
-#include "streampipe/report/atomic_file.hpp"
+#include "streampipe/host/atomic_file.hpp"
 
 #include <stdexcept>
 
@@ -24,7 +24,7 @@ void bind_files(nb::module_& m) {
         nb::gil_scoped_release release;
         // A temporary file renamed into place: a full disk leaves the old file, not a cut one;
         // an existing link, device or FIFO is refused, never written through or replaced.
-        report::write_file_atomically(path, text, report::Overwrite::allow);
+        host::write_file_atomically(path, text, host::Overwrite::allow);
       },
       nb::arg("path"), nb::arg("text"), "Writes `text` to `path` atomically (as the CLI writes its outputs).");
 }

@@ -6,7 +6,7 @@
 #include "bindings.hpp"
 
 #include "streampipe/io/image.hpp"
-#include "streampipe/report/atomic_file.hpp"
+#include "streampipe/host/atomic_file.hpp"
 
 #include <nanobind/ndarray.h>
 
@@ -78,7 +78,7 @@ void bind_images(nb::module_& m) {
     if (!overwrite && ::lstat(path.c_str(), &st) == 0) throw io::ImageError(path, std::strerror(EEXIST), EEXIST);
     try {
       io::write_image(path, img, *parsed, quality, overwrite ? io::Overwrite::allow : io::Overwrite::refuse, png);
-    } catch (const report::WriteFileError& e) {
+    } catch (const host::WriteFileError& e) {
       // The system refused (no permission, a full disk): Python's OSError for that errno.
       throw io::ImageError(path, e.what(), e.error_number());
     }

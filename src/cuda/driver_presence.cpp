@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "driver_presence.hpp"
 
-#include "streampipe/report/host_info.hpp"
+#include "streampipe/host/host_info.hpp"
 
 #include <dlfcn.h>
 #include <fmt/format.h>
@@ -37,10 +37,10 @@ std::string no_gpu_reason(cudaError_t status, const DriverPresence& driver, int 
            "not installed";
   if (status == cudaErrorInsufficientDriver) {
     const std::string supports =
-        driver.version > 0 ? fmt::format("supports CUDA {}", report::format_cuda_version(driver.version)) : "is of an unknown version";
+        driver.version > 0 ? fmt::format("supports CUDA {}", host::format_cuda_version(driver.version)) : "is of an unknown version";
     return fmt::format("the NVIDIA driver {}, older than this build's CUDA {} runtime: upgrade the driver "
                        "(cudaErrorInsufficientDriver)",
-                       supports, report::format_cuda_version(runtime_version));
+                       supports, host::format_cuda_version(runtime_version));
   }
   if (status == cudaErrorNoDevice) return "no CUDA device found: the NVIDIA driver is loaded but reports no GPU";
   return fmt::format("{}: {}", cudaGetErrorName(status), cudaGetErrorString(status));

@@ -2,7 +2,7 @@
 #include "streampipe/io/decode_budget.hpp"
 
 #include "streampipe/io/image.hpp"
-#include "streampipe/report/memory_budget.hpp"
+#include "streampipe/host/memory_budget.hpp"
 
 #include <fmt/format.h>
 
@@ -23,7 +23,7 @@ std::shared_ptr<const void> DecodeBudget::reserve(std::uint64_t bytes, const std
   if (bytes > total_)
     throw ImageError(source, fmt::format("decodes to {} ({} bytes), more than the {} ({} bytes) all decoding threads "
                                          "may hold at once ({})",
-                                         report::format_bytes(bytes), bytes, report::format_bytes(total_), total_,
+                                         host::format_bytes(bytes), bytes, host::format_bytes(total_), total_,
                                          what_));
   {
     std::unique_lock lock(mutex_);

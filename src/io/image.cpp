@@ -5,7 +5,7 @@
 
 #include "streampipe/io/decode_budget.hpp"
 #include "streampipe/io/jpeg_header.hpp"
-#include "streampipe/report/read_file.hpp"
+#include "streampipe/host/read_file.hpp"
 
 #include <fmt/format.h>
 
@@ -148,10 +148,10 @@ Image read_image(const std::filesystem::path& path, const ImageReadOptions& opti
   const std::string name = path.string();
   std::vector<std::byte> data;
   try {
-    data = report::read_regular_file(path, [&](std::span<const std::byte> head, std::uint64_t size) {
+    data = host::read_regular_file(path, [&](std::span<const std::byte> head, std::uint64_t size) {
       check_image_head(head, size, name);
     });
-  } catch (const report::ReadFileError& e) {
+  } catch (const host::ReadFileError& e) {
     throw ImageError(name, e.reason(), e.error_number());
   }
   return decode_image(data, options, name);
@@ -162,7 +162,7 @@ void write_image(const std::filesystem::path& path, const Image& image, ImageFor
   if (overwrite == Overwrite::refuse && std::filesystem::exists(path))
     throw std::runtime_error(fmt::format("{}: exists (not overwritten)", path.string()));
   const auto bytes = format == ImageFormat::png ? encode_png(image, png) : encode_jpeg(image, jpeg_quality);
-  report::write_file_atomically(path, bytes, overwrite);
+  host::write_file_atomically(path, bytes, overwrite);
 }
 
 namespace detail {

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "streampipe/jit/disk_cache.hpp"
 
-#include "streampipe/report/atomic_file.hpp"
-#include "streampipe/report/read_file.hpp"
+#include "streampipe/host/atomic_file.hpp"
+#include "streampipe/host/read_file.hpp"
 #include "streampipe/jit/errors.hpp"
 
 #include "sha256.hpp"
@@ -33,9 +33,9 @@ constexpr std::uint64_t kMaxEntryBytes = std::uint64_t{1} << 30;
 // A header's text, or nullopt when it is not a regular file that can be read.
 std::optional<std::string> read_header(const fs::path& path) {
   try {
-    const auto bytes = report::read_regular_file(path);
+    const auto bytes = host::read_regular_file(path);
     return std::string(reinterpret_cast<const char*>(bytes.data()), bytes.size());
-  } catch (const report::ReadFileError&) {
+  } catch (const host::ReadFileError&) {
     return std::nullopt;
   }
 }
@@ -48,7 +48,7 @@ std::optional<std::string> untrusted(const fs::path& path, bool folder) {
   struct stat st {};
   if (::lstat(path.c_str(), &st) != 0) return std::nullopt;
   if (folder ? !S_ISDIR(st.st_mode) : !S_ISREG(st.st_mode))
-    return fmt::format("{}: is {}, not a {}", path.string(), report::describe_file_type(st.st_mode),
+    return fmt::format("{}: is {}, not a {}", path.string(), host::describe_file_type(st.st_mode),
                        folder ? "folder" : "regular file");
   if (st.st_uid != ::geteuid())
     return fmt::format("{}: belongs to user {}, not to this user ({})", path.string(), st.st_uid, ::geteuid());
@@ -235,7 +235,7 @@ CacheKey cache_key(const Program& program, const std::string& arch) {
         // device never ends.
         if (struct stat st {}; ::stat(c.c_str(), &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))
           throw JitError(fmt::format("{}: #include \"{}\" finds {}, which is {}, not a regular file", program.name(),
-                                     name, c.string(), report::describe_file_type(st.st_mode)));
+                                     name, c.string(), host::describe_file_type(st.st_mode)));
         auto header = header_on_disk(c);
         if (!header) continue;
         seen.insert(key);
@@ -351,14 +351,14 @@ CacheLoad DiskCache::load(const CacheKey& key) const {
   }
   try {
     // Its size and magic before the rest is read: a huge file of garbage costs 8 bytes.
-    const auto bytes = report::read_regular_file(path, [](std::span<const std::byte> head, std::uint64_t size) {
+    const auto bytes = host::read_regular_file(path, [](std::span<const std::byte> head, std::uint64_t size) {
       if (size > kMaxEntryBytes) throw JitError(fmt::format("{} bytes: larger than any entry", size));
       if (size >= sizeof magic && std::memcmp(head.data(), magic, sizeof magic) != 0)
         throw JitError("not a streampipe kernel cache entry");
     });
     out.result = decode_entry(std::string(reinterpret_cast<const char*>(bytes.data()), bytes.size()), key);
     out.status = CacheLookup::hit;
-  } catch (const report::ReadFileError& e) {
+  } catch (const host::ReadFileError& e) {
     out.status = CacheLookup::corrupt;
     out.detail = e.what();
   } catch (const JitError& e) {
@@ -373,8 +373,8 @@ std::string DiskCache::store(const CacheKey& key, const CompileResult& result) c
     create_private(directory_);
     if (const auto why = untrusted(directory_, true)) return *why + "; not written";
     const std::string bytes = encode_entry(key, result);
-    report::write_file_atomically(entry_path(key), std::string_view(bytes), report::Overwrite::allow,
-                                  report::Flush::each_file, 0600);
+    host::write_file_atomically(entry_path(key), std::string_view(bytes), host::Overwrite::allow,
+                                  host::Flush::each_file, 0600);
     return {};
   } catch (const std::exception& e) {
     return e.what();

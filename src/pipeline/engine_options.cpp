@@ -2,7 +2,7 @@
 #include "engine_options.hpp"
 
 #include "streampipe/cuda/device.hpp"
-#include "streampipe/report/host_info.hpp"
+#include "streampipe/host/host_info.hpp"
 
 #include <fmt/format.h>
 
@@ -32,7 +32,7 @@ EngineOptions checked_options(EngineOptions options) {
 
 int host_worker_count(const EngineOptions& options) noexcept {
   if (options.host_threads > 0) return options.host_threads;
-  return static_cast<int>(std::clamp(report::usable_cores(), 2u, 32u));
+  return static_cast<int>(std::clamp(host::usable_cores(), 2u, 32u));
 }
 
 std::string describe_engine(const EngineOptions& o, const std::vector<DeviceReport>& members, int host_workers) {

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "streampipe/pipeline/planner.hpp"
-#include "streampipe/report/host_info.hpp"
+#include "streampipe/host/host_info.hpp"
 
 #include "launch_concurrency.hpp"
 
@@ -141,7 +141,7 @@ Plan plan_chunked(const Operation& op, std::span<const std::byte> in, std::size_
   std::size_t chunk_bytes = std::clamp<std::size_t>(in.size() / 8, std::size_t{1} << 20, std::size_t{16} << 20);
   std::size_t chunk = std::max<std::size_t>(1, std::min(records, chunk_bytes / in_record));
   if (plan.options.backend == Backend::host) {
-    plan.options.lanes = static_cast<int>(std::clamp(report::usable_cores(), 1u, 16u));
+    plan.options.lanes = static_cast<int>(std::clamp(host::usable_cores(), 1u, 16u));
     plan.chunk_records = chunk;
     plan.reason = fmt::format("host backend: one lane per core ({}), {} MiB chunks", plan.options.lanes,
                               (chunk * in_record) >> 20);
@@ -174,7 +174,7 @@ Plan plan_items(const Operation& op, std::span<const std::byte> sample, std::siz
   plan.options = base;
   plan.options.backend = resolve(base.backend);
   if (plan.options.backend == Backend::host) {
-    plan.options.lanes = static_cast<int>(std::clamp(report::usable_cores(), 1u, 16u));
+    plan.options.lanes = static_cast<int>(std::clamp(host::usable_cores(), 1u, 16u));
     plan.options.batch_items = 1;
     plan.reason = fmt::format("host backend: one lane per core ({})", plan.options.lanes);
     return plan;

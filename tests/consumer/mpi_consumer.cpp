@@ -4,14 +4,14 @@
 // only when they do on every rank.
 
 #include "streampipe/mpi/session.hpp"
-#include "streampipe/report/ranks.hpp"
+#include "streampipe/mpi/ranks.hpp"
 
 #include <cstdio>
 
 int main() {
   streampipe::mpi::MpiSession session;
   constexpr std::size_t items = 1000;
-  const auto shard = streampipe::report::shard_range(items, session.rank(), session.size());
+  const auto shard = streampipe::mpi::shard_range(items, session.rank(), session.size());
   const std::uint64_t covered = session.sum_over_ranks(shard.size());
   const auto hosts = session.gather_strings(session.host());
   const std::size_t hosts_expected = session.rank() == 0 ? static_cast<std::size_t>(session.size()) : 0;

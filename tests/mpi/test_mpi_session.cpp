@@ -6,7 +6,7 @@
 // line naming its rank. The ranks agree on one exit status: every one exits 1 if any failed.
 #include "streampipe/mpi/session.hpp"
 
-#include "streampipe/report/ranks.hpp"
+#include "streampipe/mpi/ranks.hpp"
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
@@ -36,9 +36,9 @@ TEST(MpiSession, RankSizeAndHost) {
   EXPECT_EQ(s.local_size(), s.size());
   EXPECT_EQ(s.local_rank(), s.rank());
   EXPECT_FALSE(s.host().empty());
-  EXPECT_EQ(s.info(), (report::RankInfo{s.rank(), s.size(), s.local_rank(), s.local_size()}));
+  EXPECT_EQ(s.info(), (RankInfo{s.rank(), s.size(), s.local_rank(), s.local_size()}));
   // The launcher's environment says the same as MPI.
-  const auto from_environment = report::rank_from_environment();
+  const auto from_environment = rank_from_environment();
   ASSERT_TRUE(from_environment.has_value());
   EXPECT_EQ(from_environment->rank, s.rank());
   EXPECT_EQ(from_environment->size, s.size());

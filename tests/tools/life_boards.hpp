@@ -2,7 +2,7 @@
 #pragma once
 // Life boards for tests, written as the list of their live cells.
 
-#include "streampipe/tools/life.hpp"
+#include "streampipe/tools/life/board.hpp"
 
 #include <cstdint>
 #include <utility>

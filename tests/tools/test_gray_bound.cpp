@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // gray::run_bound: which stage bound a run, from records whose busy times are known.
-#include "streampipe/tools/gray_bound.hpp"
+#include "streampipe/tools/gray/bound.hpp"
 
 #include <gtest/gtest.h>
 

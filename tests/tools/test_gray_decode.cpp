@@ -5,8 +5,8 @@
 #include "io/jpeg_variants.hpp"
 #include "test_gray_files.hpp"
 
-#include "streampipe/tools/gray.hpp"
-#include "streampipe/tools/gray_decode.hpp"
+#include "streampipe/tools/gray/convert.hpp"
+#include "streampipe/tools/gray/decode.hpp"
 
 #include <gtest/gtest.h>
 

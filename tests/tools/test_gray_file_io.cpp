@@ -4,7 +4,7 @@
 
 #include "test_gray_files.hpp"
 
-#include "gray_file_io.hpp"
+#include "file_io.hpp"
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
@@ -24,8 +24,8 @@ TEST(GrayFileIo, SyncOutputsKeepsWrittenFilesAndFailsThoseItCannotReach) {
     if (i == 3) files[i].error = "earlier";
   }
   const std::vector<std::byte> data(1000, std::byte{7});
-  detail::write_output(files[0], data, report::Overwrite::refuse);
-  detail::write_output(files[1], data, report::Overwrite::refuse);
+  detail::write_output(files[0], data, host::Overwrite::refuse);
+  detail::write_output(files[1], data, host::Overwrite::refuse);
   EXPECT_EQ(files[0].bytes_out, data.size());
   // files[2]'s folder never existed: its flush cannot reach it.
   detail::sync_outputs(files, 3);

@@ -6,9 +6,9 @@
 
 #include "streampipe/io/image.hpp"
 #include "streampipe/ops/rgb_to_gray.hpp"
-#include "streampipe/tools/gray.hpp"
-#include "streampipe/tools/gray_plan.hpp"
-#include "streampipe/tools/gray_pixels.hpp"
+#include "streampipe/tools/gray/convert.hpp"
+#include "streampipe/tools/gray/plan.hpp"
+#include "streampipe/tools/gray/pixels.hpp"
 
 #include <gtest/gtest.h>
 

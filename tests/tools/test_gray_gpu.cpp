@@ -6,7 +6,7 @@
 
 #include "support/gpu.hpp"
 
-#include "streampipe/tools/gray.hpp"
+#include "streampipe/tools/gray/convert.hpp"
 
 #include <gtest/gtest.h>
 

@@ -12,9 +12,9 @@
 #include "streampipe/cuda/error.hpp"
 #include "streampipe/cuda/stream.hpp"
 #include "streampipe/io/gpu_jpeg_decoder.hpp"
-#include "streampipe/tools/gray.hpp"
-#include "streampipe/tools/gray_decode.hpp"
-#include "streampipe/tools/gray_synthetic.hpp"
+#include "streampipe/tools/gray/convert.hpp"
+#include "streampipe/tools/gray/decode.hpp"
+#include "streampipe/tools/gray/synthetic.hpp"
 
 #include <cuda_runtime_api.h>
 #include <gtest/gtest.h>

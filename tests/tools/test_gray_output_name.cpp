@@ -5,8 +5,8 @@
 
 #include "test_gray_files.hpp"
 
-#include "streampipe/tools/gray_output_name.hpp"
-#include "streampipe/tools/gray_plan.hpp"
+#include "streampipe/tools/gray/output_name.hpp"
+#include "streampipe/tools/gray/plan.hpp"
 
 #include <gtest/gtest.h>
 

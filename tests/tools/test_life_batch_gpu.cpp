@@ -8,8 +8,8 @@
 #include <tuple>
 #include <vector>
 
-#include "streampipe/tools/life.hpp"
-#include "streampipe/tools/life_batch.hpp"
+#include "streampipe/tools/life/board.hpp"
+#include "streampipe/tools/life/batch.hpp"
 #include "support/gpu.hpp"
 
 namespace streampipe::tools::life {

@@ -2,8 +2,8 @@
 // The bit-packed step's word logic (the same functions the GPU kernel runs) on the host,
 // against the byte-per-cell reference, exactly, for widths around multiples of 64.
 
-#include "streampipe/tools/life.hpp"
-#include "streampipe/tools/life_bitpacked.hpp"
+#include "streampipe/tools/life/board.hpp"
+#include "streampipe/tools/life/bitpacked.hpp"
 
 #include <gtest/gtest.h>
 

@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "streampipe/cuda/device.hpp"
-#include "streampipe/tools/life.hpp"
-#include "streampipe/tools/life_dealt.hpp"
+#include "streampipe/tools/life/board.hpp"
+#include "streampipe/tools/life/dealt.hpp"
 #include "support/gpu.hpp"
 
 namespace streampipe::tools::life {

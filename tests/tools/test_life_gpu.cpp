@@ -3,9 +3,9 @@
 // below, at and around multiples of 64 for the bit-packed kernel), plus the device random
 // fill, populations, and several universes on their own streams at once.
 
-#include "streampipe/tools/life.hpp"
-#include "streampipe/tools/life_bitpacked.hpp"
-#include "streampipe/tools/life_universe.hpp"
+#include "streampipe/tools/life/board.hpp"
+#include "streampipe/tools/life/bitpacked.hpp"
+#include "streampipe/tools/life/universe.hpp"
 #include "support/gpu.hpp"
 
 #include <gtest/gtest.h>

@@ -2,9 +2,9 @@
 // The CPU reference against hand-computed cases and known patterns, and its threads.
 
 #include "life_boards.hpp"
-#include "streampipe/tools/life.hpp"
-#include "streampipe/tools/life_image.hpp"
-#include "streampipe/tools/life_random.hpp"
+#include "streampipe/tools/life/board.hpp"
+#include "streampipe/tools/life/image.hpp"
+#include "streampipe/tools/life/random.hpp"
 
 #include <gtest/gtest.h>
 

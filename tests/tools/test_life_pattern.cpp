@@ -3,8 +3,8 @@
 // sizes held to PatternLimits before anything is allocated; byte-order marks.
 
 #include "life_boards.hpp"
-#include "streampipe/tools/life.hpp"
-#include "streampipe/tools/life_pattern.hpp"
+#include "streampipe/tools/life/board.hpp"
+#include "streampipe/tools/life/pattern.hpp"
 
 #include <gtest/gtest.h>
 

@@ -10,9 +10,9 @@
 #include <bit>
 #include <vector>
 
-#include "life_temporal.hpp"
-#include "streampipe/tools/life.hpp"
-#include "streampipe/tools/life_bitpacked.hpp"
+#include "temporal.hpp"
+#include "streampipe/tools/life/board.hpp"
+#include "streampipe/tools/life/bitpacked.hpp"
 
 namespace streampipe::tools::life {
 namespace {

@@ -2,7 +2,7 @@
 // Mandelbrot: the host reference against known points, parameter errors, the comparison,
 // the colour map.
 
-#include "streampipe/tools/mandelbrot.hpp"
+#include "streampipe/tools/mandelbrot/compute.hpp"
 
 #include <gtest/gtest.h>
 

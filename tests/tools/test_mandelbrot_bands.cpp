@@ -2,7 +2,7 @@
 // Mandelbrot spread over devices: the band split's arithmetic, and bands computed apart on
 // the host giving the whole image's counts.
 
-#include "streampipe/tools/mandelbrot_bands.hpp"
+#include "streampipe/tools/mandelbrot/bands.hpp"
 
 #include <gtest/gtest.h>
 

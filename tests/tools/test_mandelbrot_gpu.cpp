@@ -2,8 +2,8 @@
 // The Mandelbrot kernels against the host, bit for bit at each precision (poisoned output).
 
 #include "streampipe/cuda/device_buffer.hpp"
-#include "streampipe/tools/mandelbrot.hpp"
-#include "streampipe/tools/mandelbrot_bands.hpp"
+#include "streampipe/tools/mandelbrot/compute.hpp"
+#include "streampipe/tools/mandelbrot/bands.hpp"
 #include "support/gpu.hpp"
 
 #include <gtest/gtest.h>

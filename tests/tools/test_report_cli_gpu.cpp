@@ -4,7 +4,7 @@
 #include "report_cli.hpp"
 #include "support/gpu.hpp"
 
-#include "streampipe/tools/life_universe.hpp"
+#include "streampipe/tools/life/universe.hpp"
 
 namespace streampipe::testing {
 namespace {

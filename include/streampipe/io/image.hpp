@@ -22,7 +22,7 @@
 
 #include "streampipe/io/allocation_error.hpp"
 #include "streampipe/io/decode_limits.hpp"
-#include "streampipe/report/atomic_file.hpp"
+#include "streampipe/host/atomic_file.hpp"
 
 #include <cstddef>
 #include <cstdint>
@@ -36,7 +36,7 @@
 #include <vector>
 
 namespace streampipe::io {
-using report::Overwrite;
+using host::Overwrite;
 
 enum class ImageFormat { png, jpeg };
 
@@ -74,7 +74,7 @@ class ImageError : public std::runtime_error {
   ImageError(std::string source, std::string reason, int error_number = 0);
   [[nodiscard]] const std::string& source() const noexcept { return source_; }
   [[nodiscard]] const std::string& reason() const noexcept { return reason_; }
-  // The system's errno when the file could not be opened or read (report::ReadFileError's);
+  // The system's errno when the file could not be opened or read (host::ReadFileError's);
   // 0 when the bytes themselves were refused (corrupt, unsupported, too large).
   [[nodiscard]] int error_number() const noexcept { return error_number_; }
 

@@ -1,0 +1,230 @@
+// SPDX-License-Identifier: Apache-2.0
+// The gray tool's run (see tools/gray/convert.hpp): items built, submitted to the engine's device set,
+// drained. Without nvJPEG in the run, one item per file: decode and encode on host workers,
+// the luma on whichever member takes it. With it, one item per group of files
+// (gpu_stage.hpp), so that a GPU's JPEG engines get many images per call.
+
+#include "streampipe/tools/gray/convert.hpp"
+
+#include "file_io.hpp"
+#include "run_summary.hpp"
+
+#include "streampipe/cuda/device.hpp"
+#include "streampipe/cuda/nvtx.hpp"
+#include "streampipe/ops/pipeline_ops.hpp"
+#include "streampipe/host/atomic_file.hpp"
+#include "streampipe/host/host_info.hpp"
+#include "streampipe/tools/gray/pixels.hpp"
+
+#if defined(STREAMPIPE_HAVE_NVJPEG)
+#include "gpu_stage.hpp"
+#endif
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <chrono>
+#include <memory>
+#include <mutex>
+#include <stdexcept>
+#include <stop_token>
+
+namespace streampipe::tools::gray {
+namespace {
+
+// One file, one item: a host worker decodes it into the staging input as 8-bit RGB, the lane
+// converts it, a host worker encodes and writes the result.
+pipeline::Item file_item(FileResult& file, const Options& o, host::Overwrite overwrite) {
+  pipeline::Item item;
+  item.label = file.input.string();
+  // Each file's result is written by its own produce, then its own consume (ordered by the
+  // engine), and read by on_complete after both.
+  item.produce = [&file, &o](pipeline::StagingInput& staging) {
+    const io::Image image = detail::read_and_decode(file, o);
+    const std::size_t pixels = static_cast<std::size_t>(image.width) * image.height;
+    const auto in = staging.allocate(rgb8_bytes(image), pixels);
+    to_rgb8(image, {reinterpret_cast<std::uint8_t*>(in.data()), in.size()});
+  };
+  item.consume = [&file, &o, overwrite](std::span<const std::byte> out) {
+    detail::write_output(
+        file, detail::encode_output(file, {reinterpret_cast<const std::uint8_t*>(out.data()), out.size()}, o),
+        overwrite);
+  };
+  return item;
+}
+
+// Larger batches gain little, and larger groups have hung nvJPEG (docs/gray.md, "groups").
+constexpr std::size_t kMaxAutoGroup = 16;
+
+// Files per engine item with nvJPEG. The JPEG engines run at a sixth of their rate with one
+// image per call and near their best from 16 (docs/gray.md); but a group is decoded (on the
+// CPU's lanes) or encoded by one worker, so with host encoding smaller groups keep every
+// worker busy to the end: there are then about four groups per worker, two with GPU-encoded
+// JPEGs.
+std::size_t group_size(std::size_t files, int threads, bool host_encodes) {
+  const std::size_t groups = static_cast<std::size_t>(threads) * (host_encodes ? 4 : 2);
+  return std::clamp<std::size_t>((files + groups - 1) / groups, 1, host_encodes ? 8 : kMaxAutoGroup);
+}
+
+// What a GPU's start costs a run with nvJPEG (its handles and lane states, docs/gray.md) and
+// without (a context and pools): the CPU alone finishes a shorter run.
+constexpr double kGpuStartWithNvjpegMs = 2500;
+constexpr double kGpuStartMs = 500;
+
+void check_options(const Options& o) {
+  if (o.jpeg_quality < 1 || o.jpeg_quality > 100)
+    throw std::invalid_argument(fmt::format("JPEG quality {} is not in 1-100", o.jpeg_quality));
+  if (o.png_compression < 0 || o.png_compression > 9)
+    throw std::invalid_argument(fmt::format("PNG compression {} is not in 0-9", o.png_compression));
+  const auto& e = o.engine;
+  if (e.host_threads < 0 || e.host_threads > 1024)
+    throw std::invalid_argument(fmt::format("threads {} is not in 0-1024", e.host_threads));
+  if (e.lanes < 0 || e.lanes > 64) throw std::invalid_argument(fmt::format("lanes {} is not in 0-64", e.lanes));
+  if (e.cpu_lanes < 0 || e.cpu_lanes > 1024)
+    throw std::invalid_argument(fmt::format("CPU lanes {} is not in 0-1024", e.cpu_lanes));
+  if (o.group < 0 || o.group > 256) throw std::invalid_argument(fmt::format("group {} is not in 0-256", o.group));
+}
+
+}  // namespace
+
+pipeline::EngineOptions engine_defaults() {
+  pipeline::EngineOptions o;
+  o.lanes = 4;
+  o.cpu_lanes = 0;
+  o.depth = 0;
+  o.host_threads = 0;
+  o.gpu_start_ms = 0;
+  o.delivery = pipeline::Delivery::as_completed;
+  return o;
+}
+
+RunSummary convert(std::span<const Job> jobs, const Options& o) {
+  const auto t_call = std::chrono::steady_clock::now();
+  const double call_ms = pipeline::Timeline::now_ms();
+  check_options(o);
+  const int threads = o.engine.host_threads > 0 ? o.engine.host_threads
+                                                : static_cast<int>(std::max(2u, host::usable_cores()));
+  const bool gpu_asked = o.decode == Decode::gpu || o.encode == Encode::gpu;
+  if (gpu_asked && !gpu_decode_available())
+    throw std::invalid_argument("GPU JPEG decoding and encoding need nvJPEG, which this build does not have");
+  if (gpu_asked && (o.engine.backend == pipeline::Backend::host || o.engine.simulate_gpus))
+    throw std::invalid_argument("GPU JPEG decoding and encoding need a GPU, not the host backend");
+
+  // One range over the whole run in Nsight Systems. Opened before the engine starts its
+  // threads, it also makes NVTX's lazy initialization happen once, here, not racing in them.
+  const NvtxRange range("streampipe gray");
+  RunSummary summary;
+  summary.files.resize(jobs.size());
+  summary.items.resize(jobs.size());
+  for (std::size_t i = 0; i < jobs.size(); ++i) {
+    summary.files[i].input = jobs[i].input;
+    summary.files[i].output = jobs[i].output;
+  }
+  const host::Overwrite overwrite = o.force ? host::Overwrite::allow : host::Overwrite::refuse;
+  // setenv() races with the getenv() of threads already running (libjpeg-turbo reads its
+  // settings on each thread's first decode): the environment is final before they start.
+  if (o.engine.backend != pipeline::Backend::host && !o.engine.simulate_gpus) request_hardware_queues();
+
+  pipeline::EngineOptions eo = o.engine;
+  eo.host_threads = threads;
+  eo.lanes = eo.lanes > 0 ? eo.lanes : 4;
+  eo.cpu_lanes = eo.cpu_lanes > 0 ? eo.cpu_lanes : std::max(2, threads / 4);
+  // Enough slots that every worker can stage one item while each lane holds one.
+  if (eo.depth <= 0) eo.depth = std::max(2, (threads + 2 * std::min(eo.lanes, eo.cpu_lanes) - 1) / std::min(eo.lanes, eo.cpu_lanes));
+  // Decode::gpu and Encode::gpu ask for every JPEG to go through nvJPEG: the GPUs only.
+  if (gpu_asked && eo.backend == pipeline::Backend::automatic) eo.backend = pipeline::Backend::gpu;
+  const bool may_use_gpu = eo.backend != pipeline::Backend::host && !eo.simulate_gpus;
+  const bool nvjpeg = gpu_decode_available() && may_use_gpu;
+  // nvJPEG decodes only when asked: on real photographs it gave some files' pixels far from
+  // libjpeg-turbo's (docs/gray.md), which a default must never do.
+  const bool gpu_decode = nvjpeg && o.decode == Decode::gpu;
+  const bool gpu_encode = nvjpeg && o.encode != Encode::cpu && o.format == io::ImageFormat::jpeg;
+  if (gpu_decode || gpu_encode)
+    summary.group = o.group > 0 ? static_cast<std::size_t>(o.group) : group_size(jobs.size(), threads, !gpu_encode);
+  const std::size_t per_item = summary.group;
+  // Files go one per item until a GPU has joined (the CPU's lanes gain nothing from groups,
+  // and a short run ends sooner without them): at most one item per file.
+  eo.expected_items = jobs.size();
+  if (eo.gpu_start_ms <= 0) eo.gpu_start_ms = gpu_decode || gpu_encode ? kGpuStartWithNvjpegMs : kGpuStartMs;
+
+#if defined(STREAMPIPE_HAVE_NVJPEG)
+  // Declared before the engine, so it outlives the engine's lanes that use it.
+  std::unique_ptr<detail::GpuStage> stage;
+  if (gpu_decode || gpu_encode)
+    stage = std::make_unique<detail::GpuStage>(
+        detail::GpuStageSetup{.decode = gpu_decode, .encode = gpu_encode, .group = per_item}, summary.files, o);
+  detail::GpuStage* const gpu_stage = stage.get();
+#endif
+  std::vector<std::size_t> item_file(jobs.size());  // without the GPU stage an item is one file
+  const auto first_file_of = [&](std::size_t item) -> std::pair<std::size_t, std::size_t> {
+#if defined(STREAMPIPE_HAVE_NVJPEG)
+    if (gpu_stage) {
+      const auto group = gpu_stage->files_of(item);
+      return {group.first, group.count};
+    }
+#endif
+    return {item_file.at(item), 1};
+  };
+  std::mutex progress_mutex;
+  std::size_t finished = 0;
+  eo.on_complete = [&](const pipeline::ItemResult& r) {
+    std::lock_guard lock(progress_mutex);
+    const auto [first, count] = first_file_of(r.index);
+    for (std::size_t i = first; i < first + count; ++i) {
+      FileResult& f = summary.files.at(i);
+      summary.items.at(i) = r;
+      detail::settle_file(f, r);
+      ++finished;
+      if (o.on_file) o.on_file(f, finished);
+    }
+  };
+#if defined(STREAMPIPE_HAVE_NVJPEG)
+  pipeline::Engine engine(gpu_stage ? gpu_stage->operation() : ops::gray_operation(), eo);
+#else
+  pipeline::Engine engine(ops::gray_operation(), eo);
+#endif
+  const auto t0 = std::chrono::steady_clock::now();
+  summary.setup_ms = std::chrono::duration<double, std::milli>(t0 - t_call).count();
+  summary.threads = threads;
+  summary.lanes = eo.lanes;
+  summary.cpu_lanes = engine.device_set().cpu ? eo.cpu_lanes : 0;
+
+  // A stop cancels what has not reached a lane and wakes a submit waiting for a slot; the
+  // loop then submits nothing more. Declared after the engine, so it is gone before it.
+  const std::stop_callback cancel_on_stop(o.stop, [&engine] { engine.cancel(); });
+  std::size_t items = 0, submitted_files = 0;
+  for (std::size_t first = 0, count = 1; first < jobs.size() && !o.stop.stop_requested(); first += count) {
+    count = engine.gpus_ready() > 0 ? std::min(per_item, jobs.size() - first) : 1;
+#if defined(STREAMPIPE_HAVE_NVJPEG)
+    if (gpu_stage) {
+      (void)engine.submit(gpu_stage->item(items++, {first, count}, overwrite));
+      submitted_files = first + count;
+      continue;
+    }
+#endif
+    item_file[items++] = first;
+    (void)engine.submit(file_item(summary.files[first], o, overwrite));
+    submitted_files = first + count;
+  }
+  engine.drain();
+  for (std::size_t i = submitted_files; i < jobs.size(); ++i) {
+    summary.files[i].cancelled = true;
+    summary.files[i].error = fmt::format("{}: not started: the run was stopped", jobs[i].input.string());
+  }
+  // Each output's write-back started as it was written; the fsyncs now mostly find it done,
+  // where an fsync per file on its worker held the worker (docs/gray.md).
+  const auto t_sync = std::chrono::steady_clock::now();
+  detail::sync_outputs(summary.files, static_cast<unsigned>(threads));
+  summary.sync_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t_sync).count();
+  summary.wall_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  summary.records = engine.timeline().records();
+  summary.engine = engine.describe();
+#if defined(STREAMPIPE_HAVE_NVJPEG)
+  if (gpu_stage) summary.codecs = gpu_stage->describe();
+#endif
+  detail::total_up(summary, engine.device_report(), call_ms, gpu_encode);
+  summary.timeline = engine.timeline().report();
+  return summary;
+}
+
+}  // namespace streampipe::tools::gray

@@ -1,0 +1,194 @@
+// SPDX-License-Identifier: Apache-2.0
+// GpuStage's lanes: one group per call (see gpu_stage.hpp). The JPEG engines take the
+// group's baseline JPEGs in one call; the rest, and a batch the engines refused as a whole,
+// go one by one through nvJPEG's general backend; what nvJPEG refuses there is decoded on the
+// host and uploaded. Encoding waits for the lane's stream (nvJPEG gives the length only on the
+// host), so a lane that encodes finishes its group's device work before it returns.
+
+#include "gpu_stage_impl.hpp"
+
+#include "file_io.hpp"
+
+#include "streampipe/cuda/error.hpp"
+#include "streampipe/io/image.hpp"
+#include "streampipe/ops/rgb_to_gray.hpp"
+#include "streampipe/tools/gray/pixels.hpp"
+
+#include <cuda_runtime_api.h>
+#include <fmt/format.h>
+
+#include <stdexcept>
+
+namespace streampipe::tools::gray::detail {
+namespace {
+
+// The lane's RGB buffer holds at least `bytes`. Growing waits for the lane's earlier work,
+// which may still read the old buffer (only for the first group, or a larger one).
+void reserve_rgb(LaneCodecs& lane, const Device& device, std::size_t bytes, StreamRef stream) {
+  if (lane.rgb.size() >= bytes) return;
+  stream.synchronize();
+  lane.rgb.reset();
+  lane.rgb = DeviceBuffer<std::uint8_t>(device, bytes);
+}
+
+// nvJPEG refused the file: decode it on the host (as --decode cpu would, with the same
+// errors) and upload its RGB to `rgb`.
+void decode_on_host(LaneCodecs& lane, const Device& device, const Ticket& t, FileResult& file, std::uint8_t* rgb,
+                    StreamRef stream) {
+  const io::Image image = io::decode_image({t.host, t.in_bytes}, {}, file.input.string());
+  if (image.width != file.width || image.height != file.height)
+    throw std::runtime_error(fmt::format("{}: decodes to {}x{}, its frame header says {}x{}", file.input.string(),
+                                         image.width, image.height, file.width, file.height));
+  const std::size_t bytes = rgb8_bytes(image);
+  if (lane.uploaded) lane.uploaded->synchronize();  // host_rgb is free again
+  if (lane.host_rgb.size() < bytes) {
+    lane.host_rgb.reset();
+    lane.host_rgb = PinnedBuffer<std::uint8_t>(bytes);
+  }
+  to_rgb8(image, {lane.host_rgb.data(), bytes});
+  SP_CUDA_CHECK(cudaMemcpyAsync(rgb, lane.host_rgb.data(), bytes, cudaMemcpyHostToDevice, stream.handle()));
+  if (!lane.uploaded) lane.uploaded.emplace(device, EventTiming::disabled);
+  lane.uploaded->record(stream);
+  file.channels = image.channels;
+  file.bit_depth = image.bit_depth;
+}
+
+}  // namespace
+
+void GpuStage::Impl::run_host(const pipeline::Batch& b) {
+  if (b.size() != 1) throw std::logic_error("gray's GPU stage takes one group per batch");
+  const auto [first, count] = files_of(b.index(0));
+  const auto* in = b.in_as<const std::uint8_t>(0);
+  auto* out = b.out_as<std::uint8_t>(0);
+  for (std::size_t k = 0; k < count; ++k) {
+    const FileResult& f = files[first + k];
+    const Ticket& t = tickets[first + k];
+    if (t.kind == Ticket::Kind::failed) continue;
+    if (t.kind != Ticket::Kind::rgb) throw std::logic_error("gray: the CPU's lanes were given a compressed file");
+    const std::size_t pixels = std::size_t{f.width} * f.height;
+    ops::rgb_to_gray_host({in + t.in_offset, pixels * 3}, {out + t.out_offset, pixels});
+  }
+}
+
+void GpuStage::Impl::run_lane(const pipeline::Batch& b) {
+  if (b.size() != 1) throw std::logic_error("gray's GPU stage takes one group per batch");
+  const auto [first, count] = files_of(b.index(0));
+  DeviceCodecs* const started = b.device_state<DeviceCodecs>();
+  if (started == nullptr) throw std::logic_error("gray: a GPU took a group before nvJPEG started on it");
+  const DeviceCodecs& codecs = *started;
+  LaneCodecs& lane = started->lanes.at(static_cast<std::size_t>(b.member_lane()));
+  const Device device(b.device());
+  const StreamRef stream = b.stream();
+  const auto* in = b.in_as<const std::uint8_t>(0);
+  auto* out = b.out_as<std::uint8_t>(0);
+
+  std::vector<std::size_t> rgb_at(count);
+  std::size_t rgb_bytes = 0;
+  for (std::size_t k = 0; k < count; ++k) {
+    const FileResult& f = files[first + k];
+    if (tickets[first + k].kind != Ticket::Kind::jpeg) continue;
+    rgb_at[k] = rgb_bytes;
+    rgb_bytes = align_up(rgb_bytes + std::size_t{f.width} * f.height * 3);
+  }
+  if (rgb_bytes > 0) reserve_rgb(lane, device, rgb_bytes, stream);
+  // A state is reused only once the GPU has finished its last decode: refilling it earlier
+  // gave other files' pixels and hung nvJPEG's JPEG engines (the lane enqueues the next
+  // group while the last is still on the stream).
+  if (lane.decoded) lane.decoded->synchronize();
+
+  // Which JPEGs go to the engines, which one by one, and which nvJPEG refuses (and why).
+  std::vector<io::GpuJpegTarget> engine_batch;
+  std::vector<std::size_t> engine_files, single;
+  std::vector<io::GpuJpegInfo> infos(count);
+  std::vector<std::string> refused(count);
+  for (std::size_t k = 0; k < count; ++k) {
+    FileResult& f = files[first + k];
+    const Ticket& t = tickets[first + k];
+    if (t.kind != Ticket::Kind::jpeg) continue;
+    const std::span<const std::byte> jpeg(t.host, t.in_bytes);
+    try {
+      infos[k] = codecs.general->info(jpeg);
+    } catch (const io::NvjpegError& e) {
+      refused[k] = fmt::format("nvJPEG: {}", e.status_name());
+      continue;
+    }
+    if (!infos[k].supported) {
+      refused[k] = fmt::format("nvJPEG: {}-component {} sampling", infos[k].components, infos[k].sampling);
+    } else if (infos[k].width != f.width || infos[k].height != f.height) {
+      refused[k] = "nvJPEG reads another size";
+    } else if (lane.batched && t.baseline && infos[k].engine_sampling) {
+      engine_batch.push_back({jpeg, infos[k], lane.rgb.data() + rgb_at[k]});
+      engine_files.push_back(k);
+    } else {
+      single.push_back(k);
+    }
+  }
+  if (!engine_batch.empty()) {
+    try {
+      lane.batched->decode_rgb(engine_batch, stream);
+    } catch (const io::NvjpegError&) {
+      single.insert(single.end(), engine_files.begin(), engine_files.end());  // one by one finds the culprit
+    }
+  }
+  for (const std::size_t k : single) {
+    const Ticket& t = tickets[first + k];
+    try {
+      const std::size_t bytes = std::size_t{infos[k].width} * infos[k].height * 3;
+      lane.single->decode_rgb({t.host, t.in_bytes}, infos[k], {lane.rgb.data() + rgb_at[k], bytes}, stream);
+    } catch (const io::NvjpegError& e) {
+      refused[k] = fmt::format("nvJPEG: {}", e.status_name());
+    }
+  }
+  for (std::size_t k = 0; k < count; ++k) {
+    FileResult& f = files[first + k];
+    Ticket& t = tickets[first + k];
+    if (t.kind != Ticket::Kind::jpeg) continue;
+    if (refused[k].empty()) {
+      f.decoder = "gpu";
+      continue;
+    }
+    f.decoder = "cpu";
+    f.fallback = refused[k];  // counted even when the host decoder fails the file too
+    try {
+      decode_on_host(lane, device, t, f, lane.rgb.data() + rgb_at[k], stream);
+    } catch (...) {
+      f.error = current_error(f.input);
+      t.kind = Ticket::Kind::failed;
+    }
+  }
+
+  if (!lane.decoded) lane.decoded.emplace(device, EventTiming::disabled);
+  lane.decoded->record(stream);
+  for (std::size_t k = 0; k < count; ++k) {
+    const FileResult& f = files[first + k];
+    const Ticket& t = tickets[first + k];
+    if (!t.ok()) continue;
+    const std::uint8_t* rgb = t.kind == Ticket::Kind::jpeg ? lane.rgb.data() + rgb_at[k] : in + t.in_offset;
+    ops::rgb_to_gray(stream, rgb, out + t.out_offset, std::size_t{f.width} * f.height);
+  }
+  if (!setup.encode) return;
+  // Every image of the group is encoded before any is retrieved: one wait for the stream.
+  std::vector<std::size_t> encoded;
+  for (std::size_t k = 0; k < count; ++k) {
+    const FileResult& f = files[first + k];
+    if (!tickets[first + k].ok()) continue;
+    if (lane.encoders.size() <= encoded.size())
+      lane.encoders.push_back(std::make_unique<io::GpuJpegEncoder>(*codecs.general, options.jpeg_quality, stream));
+    try {
+      lane.encoders[encoded.size()]->encode_gray(out + tickets[first + k].out_offset, f.width, f.height, stream);
+      encoded.push_back(k);
+    } catch (const io::NvjpegError&) {
+      // The host encodes it from the gray image, as without GPU encoding.
+    }
+  }
+  for (std::size_t e = 0; e < encoded.size(); ++e) {
+    Ticket& t = tickets[first + encoded[e]];
+    try {
+      t.encoded = lane.encoders[e]->retrieve(stream);
+    } catch (const io::NvjpegError&) {
+      t.encoded = {};
+    }
+  }
+}
+
+}  // namespace streampipe::tools::gray::detail

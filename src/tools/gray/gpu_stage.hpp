@@ -1,0 +1,74 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+// The gray tool's run with nvJPEG (builds with nvJPEG only). Files go through the engine in
+// groups, one engine item per group, because the GPU's JPEG engines want many images per
+// call. The operation has both forms, so a group may run on the CPU's lanes or on a GPU:
+//   produce (a host worker): reads the group's files; for a GPU, a JPEG nvJPEG should take
+//     (gpu_decode_refusal) is staged as it is; every other file, and every file of a group
+//     the CPU takes, is decoded to RGB on the host and staged;
+//   a GPU's lane: decodes the group's JPEGs, batched on the JPEG engines where the GPU has
+//     them and the file is baseline, else one by one on nvJPEG's general backend, else (nvJPEG
+//     refused it) on the host; converts every file to gray; with GPU encoding, encodes each
+//     gray image as JPEG on the GPU;
+//   the CPU's lane: converts the staged RGB to gray;
+//   consume (a host worker): encodes on the host what the GPU did not, writes every file.
+// A file that fails fails alone (its FileResult's `error`); the others of its group go on.
+// Each GPU's nvJPEG libraries and its lanes' states are made by the operation's
+// start_device, on that GPU's start thread, while the CPU already converts files.
+
+#include "streampipe/io/image.hpp"
+#include "streampipe/pipeline/item.hpp"
+#include "streampipe/pipeline/operation.hpp"
+#include "streampipe/host/atomic_file.hpp"
+#include "streampipe/tools/gray/convert.hpp"
+
+#include <cstddef>
+#include <exception>
+#include <functional>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+namespace streampipe::tools::gray::detail {
+
+// A group of files: [first, first + count) of the run's files.
+struct FileRange {
+  std::size_t first = 0;
+  std::size_t count = 0;
+};
+
+struct GpuStageSetup {
+  bool decode = true;        // nvJPEG decodes the JPEGs it takes (else every file on the host)
+  bool encode = false;       // JPEG outputs encoded by nvJPEG
+  std::size_t group = 16;    // most files per engine item
+};
+
+class GpuStage {
+ public:
+  // `files` is the run's results in job order; `options` the run's.
+  GpuStage(const GpuStageSetup& setup, std::span<FileResult> files, const Options& options);
+  ~GpuStage();
+  GpuStage(const GpuStage&) = delete;
+  GpuStage& operator=(const GpuStage&) = delete;
+
+  // The engine item numbered `index` (the engine numbers items from 0 as they are
+  // submitted) for `files`, a group of at most the setup's size; its stages refer to this
+  // object, which must outlive the engine.
+  [[nodiscard]] pipeline::Item item(std::size_t index, FileRange files, host::Overwrite overwrite);
+  // The files of engine item `index`, once item() made it.
+  [[nodiscard]] FileRange files_of(std::size_t index) const;
+  // The operation, for the engine: its start_device makes a GPU's nvJPEG libraries and lane
+  // states (NvjpegError when it cannot).
+  [[nodiscard]] pipeline::Operation operation();
+  // "nvJPEG, 7 JPEG engines" or "nvJPEG, no JPEG engines (general backend)" as the first GPU
+  // to start found it, "nvJPEG encoder" without GPU decoding; empty before any GPU started.
+  [[nodiscard]] std::string describe() const;
+
+  struct Impl;
+
+ private:
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace streampipe::tools::gray::detail

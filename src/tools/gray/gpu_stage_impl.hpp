@@ -1,0 +1,86 @@
+// SPDX-License-Identifier: Apache-2.0
+#pragma once
+// GpuStage's state, shared by its host stages (gpu_stage.cpp) and its lanes'
+// operation (gpu_lane.cpp).
+
+#include "gpu_stage.hpp"
+
+#include "streampipe/cuda/device.hpp"
+#include "streampipe/cuda/device_buffer.hpp"
+#include "streampipe/cuda/event.hpp"
+#include "streampipe/cuda/pinned_buffer.hpp"
+#include "streampipe/io/gpu_jpeg_batch.hpp"
+#include "streampipe/io/gpu_jpeg_decoder.hpp"
+#include "streampipe/io/gpu_jpeg_encoder.hpp"
+
+#include <cstdint>
+#include <mutex>
+#include <optional>
+
+namespace streampipe::tools::gray::detail {
+
+// Offsets of a group's files in its staging and device buffers: 256-byte aligned.
+constexpr std::size_t align_up(std::size_t n) noexcept { return (n + 255) / 256 * 256; }
+
+// Where one file of a group is in the group's staged input and output (written by produce,
+// read by the lane and by consume, which the engine orders after it).
+struct Ticket {
+  enum class Kind { failed, jpeg, rgb };  // failed: FileResult::error says why
+  Kind kind = Kind::failed;
+  const std::byte* host = nullptr;  // jpeg: the file's bytes in the pinned staging input
+  std::size_t in_offset = 0, in_bytes = 0;
+  std::size_t out_offset = 0;
+  bool baseline = false;               // jpeg: may go to the JPEG engines
+  std::vector<std::byte> encoded;      // the output file when nvJPEG encoded it
+  [[nodiscard]] bool ok() const noexcept { return kind != Kind::failed; }
+};
+
+struct LaneCodecs {
+  std::unique_ptr<io::GpuJpegState> single;          // general backend, one image per call
+  std::unique_ptr<io::GpuJpegBatchState> batched;    // JPEG engines
+  std::vector<std::unique_ptr<io::GpuJpegEncoder>> encoders;  // one per file of a group
+  DeviceBuffer<std::uint8_t> rgb;                    // the group's decoded JPEGs
+  PinnedBuffer<std::uint8_t> host_rgb;               // a file nvJPEG refused, decoded on the host
+  std::optional<Event> uploaded;                     // the last upload from host_rgb has finished
+  // The lane's last group has been decoded: nvJPEG's states hold that group's bitstreams and
+  // buffers until then, so the next group's decode on them waits for it.
+  std::optional<Event> decoded;
+};
+
+// A GPU's nvJPEG libraries (`general` always, `engines` where the GPU has JPEG engines) and
+// its lanes' states: made by Operation::start_device, released with the engine.
+struct DeviceCodecs {
+  std::unique_ptr<io::GpuJpegDecoder> general;
+  std::unique_ptr<io::GpuJpegDecoder> engines;
+  unsigned engine_count = 0;  // asked once: the first question takes a quarter of a second
+  std::vector<LaneCodecs> lanes;  // by Batch::member_lane()
+
+  ~DeviceCodecs();  // the lanes' states before the libraries they were made from
+};
+
+struct GpuStage::Impl {
+  GpuStageSetup setup;
+  std::span<FileResult> files;
+  const Options& options;
+  std::vector<Ticket> tickets;           // per file
+  // Per engine item, its files: written by item() before the item is submitted, read by the
+  // item's stages and lane after (the engine orders them), so without a lock. There are at
+  // most as many items as files.
+  std::vector<FileRange> items;
+  mutable std::mutex described_mutex;
+  std::string described;  // describe(), from the first GPU that started
+
+  Impl(const GpuStageSetup& s, std::span<FileResult> f, const Options& o);
+  Impl(const Impl&) = delete;
+  Impl& operator=(const Impl&) = delete;
+
+  [[nodiscard]] FileRange files_of(std::size_t item) const { return items.at(item); }
+  void produce(std::size_t item, pipeline::StagingInput& staging);
+  void consume(std::size_t item, std::span<const std::byte> out, host::Overwrite overwrite);
+  // A GPU's codecs, on its start thread (gpu_stage.cpp).
+  std::shared_ptr<void> start_device(const pipeline::DeviceStart& start);
+  void run_lane(const pipeline::Batch& b);  // a GPU's lane (gpu_lane.cpp)
+  void run_host(const pipeline::Batch& b);  // the CPU's lane: the staged RGB to gray
+};
+
+}  // namespace streampipe::tools::gray::detail
