@@ -154,7 +154,7 @@ TEST(Harness, StreamsDeclaresTheTracesItWrites) {
   Values values = defaults(b);
   EXPECT_TRUE(b.files(values).empty());  // no --trace-dir
   values["trace-dir"] = std::string("t");
-  EXPECT_EQ(b.files(values).size(), 14u);  // 7 engine runs, a trace and a Gantt chart each
+  EXPECT_EQ(b.files(values).size(), 18u);  // 9 engine runs, a trace and a Gantt chart each
   values["experiment"] = std::string("gray");
   const auto gray = b.files(values);
   ASSERT_EQ(gray.size(), 6u);

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "cli_runner.hpp"
 
+#include "support/sanitizers.hpp"
+
 #include <fmt/format.h>
 
 #include <csignal>
@@ -22,17 +24,7 @@ namespace fs = std::filesystem;
 constexpr uid_t kNobody = 65534;
 
 // A sanitizer's shadow memory takes terabytes of address space: no limit can be set there.
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-constexpr bool kSanitized = true;
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer) || __has_feature(memory_sanitizer)
-constexpr bool kSanitized = true;
-#else
-constexpr bool kSanitized = false;
-#endif
-#else
-constexpr bool kSanitized = false;
-#endif
+constexpr bool kSanitized = testing_support::kSanitized;
 
 std::string slurp(const fs::path& p) {
   std::ifstream in(p, std::ios::binary);

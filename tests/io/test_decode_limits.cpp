@@ -8,6 +8,7 @@
 
 #include "hostile_files.hpp"
 #include "image_samples.hpp"
+#include "support/sanitizers.hpp"
 
 #include <gtest/gtest.h>
 
@@ -161,16 +162,8 @@ TEST(JpegLimits, ProgressiveScansAreLimited) {
 
 // ---- allocation failures ------------------------------------------------------------------
 
-#if defined(__SANITIZE_ADDRESS__)
-#define SP_TEST_UNDER_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define SP_TEST_UNDER_ASAN 1
-#endif
-#endif
-
 TEST(ImageAllocation, FailureNamesTheSizeAndTheImage) {
-#if defined(SP_TEST_UNDER_ASAN)
+#if defined(STREAMPIPE_TEST_ASAN)
   GTEST_SKIP() << "AddressSanitizer reports an impossible allocation instead of throwing std::bad_alloc";
 #else
   // 2^60 bytes: no machine has them, and the request is valid (below size_t's half).

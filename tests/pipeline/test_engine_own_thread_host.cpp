@@ -7,6 +7,7 @@
 #include "streampipe/pipeline/engine.hpp"
 
 #include "bounded.hpp"
+#include "support/sanitizers.hpp"
 
 #include <gtest/gtest.h>
 
@@ -173,19 +174,7 @@ TEST(EngineOwnThread, OptionsBeyondTheirBoundsAreRefusedNamingTheRange) {
   refused(o, "devices (how many) 65 is not in 0-64");
 }
 
-bool sanitized() {
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-  return true;
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
-  return true;
-#else
-  return false;
-#endif
-#else
-  return false;
-#endif
-}
+bool sanitized() { return testing_support::kSanitized; }
 
 // A thread that cannot start (here: no address space for its stack, as a process limit
 // would refuse it) is an error naming the count, with the threads started joined; it used
