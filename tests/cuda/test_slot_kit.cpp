@@ -71,8 +71,8 @@ TEST(SlotKitGpu, UntimedMarksSignalButHaveNoTimes) {
   events.done.record(s.ref());
   events.inputs_in.synchronize();
   events.done.synchronize();
-  EXPECT_THROW((void)events.times(clock), CudaError);
-  EXPECT_THROW((void)events.intervals(), CudaError);
+  EXPECT_THROW((void)events.times(clock), std::logic_error);  // elapsed() needs timing events
+  EXPECT_THROW((void)events.intervals(), std::logic_error);
 }
 
 TEST(SlotKitGpu, GraphCacheCapturesOnAMissAndReplaysOnAHit) {

@@ -27,9 +27,9 @@ enum class SlotSpan { stages, whole };
 class SlotEvents {
  public:
   // Events on `device`, timed or not (untimed ones only order and signal: times() and
-  // intervals() then throw). "inputs in" and "done" wait as told (the threads that wait for a
-  // slot wait on those two: blocking-sync sleeps, spin polls); start and computed are never
-  // waited for. Throws CudaError.
+  // intervals() then throw std::logic_error). "inputs in" and "done" wait as told (the
+  // threads that wait for a slot wait on those two: blocking-sync sleeps, spin polls); start
+  // and computed are never waited for. Throws CudaError.
   SlotEvents(const Device& device, EventTiming timing, EventWait inputs_in_wait, EventWait done_wait);
 
   Event start, inputs_in, computed, done;
