@@ -62,7 +62,10 @@ TEST(EngineDevicesHost, ItemsSpreadOverEveryDeviceAndNameIt) {
     EXPECT_EQ(run.results[i].lane / 2, run.results[i].device);
   }
   ASSERT_EQ(per_device.size(), 3u);
-  for (const auto& [device, n] : per_device) EXPECT_GE(n, 20) << "device " << device;
+  // Each takes work in proportion to its measured speed; three equal devices measure apart
+  // on a loaded host (a sanitizer's build on two cores gave 17 of 120), so the bound is a
+  // quarter of an equal share: spread, not equal.
+  for (const auto& [device, n] : per_device) EXPECT_GE(n, 10) << "device " << device;
 }
 
 TEST(EngineDevicesHost, AFasterDeviceTakesMoreItems) {
