@@ -50,6 +50,19 @@ jit::CacheOptions cache_options(bool cache) {
   return o;
 }
 
+// What Python passes for every generated kernel (ElementwiseOptions, ReductionOptions).
+template <typename Options>
+Options generated_options(const std::string& name, const std::string& preamble,
+                          const std::vector<std::string>& compile_options, unsigned block, bool cache) {
+  Options o;
+  o.name = name;
+  o.preamble = preamble;
+  o.compile_options = compile_options;
+  o.block = block;
+  o.cache = cache_options(cache);
+  return o;
+}
+
 jit::Program make_program(const std::string& name, const std::string& source, const std::vector<std::string>& options,
                           const std::vector<std::string>& include_dirs, const std::vector<std::string>& name_expressions) {
   // NVRTC reads each as a C string: a NUL byte would cut it short silently.
@@ -184,13 +197,8 @@ void bind_kernels(nb::module_& m) {
       .def("__init__", [](jit::ElementwiseKernel* self, const std::string& params, const std::string& operation,
                           const std::string& name, const std::string& preamble,
                           const std::vector<std::string>& options, unsigned block, bool cache) {
-             jit::ElementwiseOptions o;
-             o.name = name;
-             o.preamble = preamble;
-             o.compile_options = options;
-             o.block = block;
-             o.cache = cache_options(cache);
-             new (self) jit::ElementwiseKernel(params, operation, o);
+             new (self) jit::ElementwiseKernel(
+                 params, operation, generated_options<jit::ElementwiseOptions>(name, preamble, options, block, cache));
            }, nb::arg("params"), nb::arg("operation"), nb::arg("name"), nb::arg("preamble"), nb::arg("options"),
            nb::arg("block"), nb::arg("cache"))
       .def_prop_ro("params", [](const jit::ElementwiseKernel& k) { return param_list(k.params()); })
@@ -209,13 +217,8 @@ void bind_kernels(nb::module_& m) {
                           const std::string& map, const std::string& reduce, const std::string& identity,
                           const std::string& post_map, const std::string& name, const std::string& preamble,
                           const std::vector<std::string>& options, unsigned block, bool cache) {
-             jit::ReductionOptions o;
-             o.name = name;
+             auto o = generated_options<jit::ReductionOptions>(name, preamble, options, block, cache);
              o.post_map = post_map;
-             o.preamble = preamble;
-             o.compile_options = options;
-             o.block = block;
-             o.cache = cache_options(cache);
              new (self) jit::ReductionKernel(reduce_type, params, map, reduce, identity, o);
            }, nb::arg("reduce_type"), nb::arg("params"), nb::arg("map"), nb::arg("reduce"), nb::arg("identity"),
            nb::arg("post_map"), nb::arg("name"), nb::arg("preamble"), nb::arg("options"), nb::arg("block"),

@@ -75,6 +75,20 @@ def timed(job: str, name: str, runs: int, run: Callable[[], None], poison: Calla
     return row
 
 
+def engine_rows(job: str, runs: int, engine, inputs: list, outs: list, poison, verify, gpu: bool):
+    """The engine over numpy arrays and, on a GPU, over pinned copies of them: its rows, and
+    the pinned inputs and outputs (None without a GPU)."""
+    rows = [timed(job, "streampipe, numpy arrays", runs, lambda: engine.map(inputs, out=outs), poison(outs),
+                  verify(outs))]
+    if not gpu:
+        return rows, None, None
+    pin_in = [sp.pinned_copy(a) for a in inputs]
+    pin_out = [sp.pinned_empty(o.shape, o.dtype) for o in outs]
+    rows.append(timed(job, "streampipe, pinned arrays", runs, lambda: engine.map(pin_in, out=pin_out),
+                      poison(pin_out), verify(pin_out)))
+    return rows, pin_in, pin_out
+
+
 def arrays_job(n: int, elems: int, runs: int, gpu: bool, cp) -> List[Row]:
     job = f"{n} arrays x {elems >> 20}M float32, single-block kernel"
     print(job)
@@ -83,36 +97,29 @@ def arrays_job(n: int, elems: int, runs: int, gpu: bool, cp) -> List[Row]:
     outs = [np.empty(elems, np.float32) for _ in range(n)]
     poison = lambda arrays: (lambda: [o.fill(np.nan) for o in arrays])
     verify = lambda arrays: (lambda: all(np.array_equal(o, x) for o, x in zip(arrays, xs)))
-    rows = []
     engine = sp.Engine(sp.ops.multiply_divide(), backend="gpu" if gpu else "host")
-    rows.append(timed(job, "streampipe, numpy arrays", runs, lambda: engine.map(xs, out=outs), poison(outs),
-                      verify(outs)))
-    if gpu:
-        pin_x = [sp.pinned_copy(x) for x in xs]
-        pin_o = [sp.pinned_empty(elems, np.float32) for _ in xs]
-        rows.append(timed(job, "streampipe, pinned arrays", runs, lambda: engine.map(pin_x, out=pin_o),
-                          poison(pin_o), verify(pin_o)))
-        if cp is not None:
-            d_x = [cp.asarray(x) for x in xs]
-            d_o = [cp.empty(elems, dtype=cp.float32) for _ in xs]
-            rows.append(timed(job, "streampipe, CuPy device arrays", runs, lambda: engine.map(d_x, out=d_o),
-                              lambda: [o.fill(cp.nan) for o in d_o],
-                              lambda: all(bool((o == x).all()) for o, x in zip(d_o, d_x)), note="no copies over PCIe"))
-            kernel = cp.RawKernel(CHAPTER_KERNEL, "multiply_divide")
-            streams = [cp.cuda.Stream(non_blocking=True) for _ in xs]
-            d_in = [cp.empty(elems, dtype=cp.float32) for _ in xs]
-            d_out = [cp.empty(elems, dtype=cp.float32) for _ in xs]
+    rows, _, _ = engine_rows(job, runs, engine, xs, outs, poison, verify, gpu)
+    if gpu and cp is not None:
+        d_x = [cp.asarray(x) for x in xs]
+        d_o = [cp.empty(elems, dtype=cp.float32) for _ in xs]
+        rows.append(timed(job, "streampipe, CuPy device arrays", runs, lambda: engine.map(d_x, out=d_o),
+                          lambda: [o.fill(cp.nan) for o in d_o],
+                          lambda: all(bool((o == x).all()) for o, x in zip(d_o, d_x)), note="no copies over PCIe"))
+        kernel = cp.RawKernel(CHAPTER_KERNEL, "multiply_divide")
+        streams = [cp.cuda.Stream(non_blocking=True) for _ in xs]
+        d_in = [cp.empty(elems, dtype=cp.float32) for _ in xs]
+        d_out = [cp.empty(elems, dtype=cp.float32) for _ in xs]
 
-            def cupy_streams():
-                for k, s in enumerate(streams):
-                    d_in[k].set(xs[k], stream=s)
-                    kernel((1,), (64,), (d_in[k], d_out[k], np.uint64(elems), np.int32(50)), stream=s)
-                    d_out[k].get(stream=s, out=outs[k])
-                for s in streams:
-                    s.synchronize()
+        def cupy_streams():
+            for k, s in enumerate(streams):
+                d_in[k].set(xs[k], stream=s)
+                kernel((1,), (64,), (d_in[k], d_out[k], np.uint64(elems), np.int32(50)), stream=s)
+                d_out[k].get(stream=s, out=outs[k])
+            for s in streams:
+                s.synchronize()
 
-            rows.append(timed(job, "CuPy, stream per array, numpy arrays", runs, cupy_streams, poison(outs),
-                              verify(outs), peer=True, note="RawKernel, the chapter's loop"))
+        rows.append(timed(job, "CuPy, stream per array, numpy arrays", runs, cupy_streams, poison(outs),
+                          verify(outs), peer=True, note="RawKernel, the chapter's loop"))
     engine.close()
     return rows
 
@@ -175,15 +182,9 @@ def gray_job(n: int, height: int, width: int, runs: int, gpu: bool, cp, torch) -
     outs = [np.empty((height, width), np.uint8) for _ in imgs]
     poison = lambda arrays: (lambda: [o.fill(7) for o in arrays])
     verify = lambda arrays: (lambda: all(np.array_equal(np.asarray(o), w) for o, w in zip(arrays, want)))
-    rows = []
     engine = sp.Engine(sp.ops.gray(), backend="gpu" if gpu else "host")
-    rows.append(timed(job, "streampipe, numpy arrays", runs, lambda: engine.map(imgs, out=outs), poison(outs),
-                      verify(outs)))
+    rows, pin_i, pin_o = engine_rows(job, runs, engine, imgs, outs, poison, verify, gpu)
     if gpu:
-        pin_i = [sp.pinned_copy(i) for i in imgs]
-        pin_o = [sp.pinned_empty((height, width), np.uint8) for _ in imgs]
-        rows.append(timed(job, "streampipe, pinned arrays", runs, lambda: engine.map(pin_i, out=pin_o),
-                          poison(pin_o), verify(pin_o)))
         if torch is not None:
             t_i = [torch.from_numpy(i).cuda() for i in imgs]
             t_o = [torch.empty((height, width), dtype=torch.uint8, device="cuda") for _ in imgs]

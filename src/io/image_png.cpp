@@ -14,6 +14,7 @@
 
 #include <bit>
 #include <csetjmp>
+#include <cstdio>
 #include <cstring>
 
 namespace streampipe::io {
@@ -33,6 +34,24 @@ struct PngError {
 }
 
 void on_png_warning(png_structp, png_const_charp) {}  // benign (e.g. unknown chunks)
+
+// Makes a codec state's libpng structures: `create` is png_create_read_struct (`codec`
+// "decoder") or png_create_write_struct ("encoder"). False, with s.error set, when libpng
+// cannot. The caller's setjmp comes after: it must stand in the function that calls libpng.
+template <typename State, typename Create>
+bool png_create(State& s, Create create, const char* codec) {
+  s.png = create(PNG_LIBPNG_VER_STRING, &s.error, on_png_error, on_png_warning);
+  if (s.png == nullptr) {
+    std::snprintf(s.error.message, sizeof(s.error.message), "cannot create the libpng %s", codec);
+    return false;
+  }
+  s.info = png_create_info_struct(s.png);
+  if (s.info == nullptr) {
+    std::strcpy(s.error.message, "cannot create the libpng info structure");
+    return false;
+  }
+  return true;
+}
 
 struct MemoryReader {
   const png_byte* data;
@@ -74,16 +93,7 @@ constexpr png_uint_32 kChunkCacheMax = 1000;
 // Phase 1: the chunks up to the image data; nothing is allocated for pixels. Returns false
 // with s.error set on failure.
 bool png_read_header(PngReadState& s) {
-  s.png = png_create_read_struct(PNG_LIBPNG_VER_STRING, &s.error, on_png_error, on_png_warning);
-  if (s.png == nullptr) {
-    std::strcpy(s.error.message, "cannot create the libpng decoder");
-    return false;
-  }
-  s.info = png_create_info_struct(s.png);
-  if (s.info == nullptr) {
-    std::strcpy(s.error.message, "cannot create the libpng info structure");
-    return false;
-  }
+  if (!png_create(s, png_create_read_struct, "decoder")) return false;
   if (setjmp(png_jmpbuf(s.png))) return false;
   png_set_read_fn(s.png, &s.reader, read_from_memory);
   // Dimensions are held against DecodeLimits by the caller, with a message that says how
@@ -193,16 +203,7 @@ void write_to_vector(png_structp png, png_bytep data, png_size_t length) {
 void flush_nothing(png_structp) {}
 
 bool png_write(PngWriteState& s, const Image& image, png_bytep* rows, bool interlaced) {
-  s.png = png_create_write_struct(PNG_LIBPNG_VER_STRING, &s.error, on_png_error, on_png_warning);
-  if (s.png == nullptr) {
-    std::strcpy(s.error.message, "cannot create the libpng encoder");
-    return false;
-  }
-  s.info = png_create_info_struct(s.png);
-  if (s.info == nullptr) {
-    std::strcpy(s.error.message, "cannot create the libpng info structure");
-    return false;
-  }
+  if (!png_create(s, png_create_write_struct, "encoder")) return false;
   if (setjmp(png_jmpbuf(s.png))) return false;
   png_set_write_fn(s.png, &s, write_to_vector, flush_nothing);
   static constexpr int color_types[5] = {0, PNG_COLOR_TYPE_GRAY, PNG_COLOR_TYPE_GRAY_ALPHA,

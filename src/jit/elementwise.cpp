@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "streampipe/jit/elementwise.hpp"
 
+#include "grid_stride.hpp"
 #include "streampipe/jit/errors.hpp"
 
 #include <fmt/format.h>
@@ -12,10 +13,7 @@ namespace streampipe::jit {
 
 struct ElementwiseKernel::Compiled {
   Module module;
-  Kernel scalar;
-  std::optional<Kernel> vector;
-  unsigned max_blocks = 1;  // SMs x resident blocks of the scalar kernel
-  unsigned max_blocks_vector = 1;
+  GridStrideKernels kernels;
 };
 
 namespace {
@@ -85,13 +83,8 @@ Program ElementwiseKernel::program() const {
 const ElementwiseKernel::Compiled& ElementwiseKernel::compiled_for(const Device& device, LoadStats* stats) const {
   return per_device_.get(device, stats, [&](const Device& d, LoadStats* s) {
     Module module = load_module(d, program(), options_.cache, s);
-    Kernel scalar = module.kernel(options_.name);
-    std::optional<Kernel> vector;
-    if (plan_.possible) vector = module.kernel(options_.name + "_vec");
-    auto compiled = std::make_shared<Compiled>(
-        Compiled{module, scalar, vector, resident_grid(d, scalar, options_.block), 1});
-    if (vector) compiled->max_blocks_vector = resident_grid(d, *vector, options_.block);
-    return std::shared_ptr<const Compiled>(std::move(compiled));
+    GridStrideKernels kernels = GridStrideKernels::load(module, d, options_.name, plan_.possible, options_.block);
+    return std::make_shared<const Compiled>(Compiled{std::move(module), std::move(kernels)});
   });
 }
 
@@ -107,22 +100,16 @@ ElementwiseLaunch ElementwiseKernel::launch_values(StreamRef stream, std::size_t
   ElementwiseLaunch info;
   if (n == 0) return info;
   const Compiled& c = compiled_for(stream.device(), nullptr);
-  bool aligned = plan_.possible;
-  for (std::size_t i = 0; i < params_.size() && aligned; ++i)
-    if (params_[i].is_pointer && reinterpret_cast<std::uintptr_t>(args[i].pointer) % 16 != 0) aligned = false;
-  info.vectorized = aligned;
-  const std::size_t work = aligned ? (n + plan_.elements - 1) / plan_.elements : n;
-  const std::size_t cap = aligned ? c.max_blocks_vector : c.max_blocks;
-  const std::size_t blocks = std::clamp<std::size_t>((work + options_.block - 1) / options_.block, 1, cap);
-  info.config.grid = dim3(static_cast<unsigned>(blocks), 1, 1);
+  const GridStride grid = c.kernels.grid(plan_, params_, args, n, options_.block);
+  info.vectorized = grid.vectorized;
+  info.config.grid = dim3(static_cast<unsigned>(grid.blocks), 1, 1);
   info.config.block = dim3(options_.block, 1, 1);
   std::vector<void*> pointers;
   pointers.reserve(packed.size() + 1);
   for (auto& p : packed) pointers.push_back(p.bytes.data());
   unsigned long long count = n;
   pointers.push_back(&count);
-  const Kernel& k = aligned ? *c.vector : c.scalar;
-  k.launch_raw(stream, info.config, pointers.data(), nullptr, pointers.size());
+  c.kernels.kernel(grid).launch_raw(stream, info.config, pointers.data(), nullptr, pointers.size());
   info.launched = true;
   return info;
 }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "streampipe/jit/reduction.hpp"
 
+#include "grid_stride.hpp"
 #include "streampipe/cuda/device_buffer.hpp"
 
 #include <algorithm>
@@ -10,11 +11,8 @@ namespace streampipe::jit {
 
 struct ReductionKernel::Compiled {
   Module module;
-  Kernel pass1;
-  std::optional<Kernel> pass1_vector;
+  GridStrideKernels pass1;
   Kernel pass2;
-  unsigned max_blocks = 1;
-  unsigned max_blocks_vector = 1;
   std::size_t result_size = 0;
 };
 
@@ -140,15 +138,12 @@ Program ReductionKernel::program() const {
 const ReductionKernel::Compiled& ReductionKernel::compiled_for(const Device& device, LoadStats* stats) const {
   return per_device_.get(device, stats, [&](const Device& d, LoadStats* s) {
     Module module = load_module(d, program(), options_.cache, s);
-    Kernel pass1 = module.kernel(options_.name + "_pass1");
-    std::optional<Kernel> pass1_vector;
-    if (plan_.possible) pass1_vector = module.kernel(options_.name + "_pass1_vec");
+    GridStrideKernels pass1 =
+        GridStrideKernels::load(module, d, options_.name + "_pass1", plan_.possible, options_.block);
     Kernel pass2 = module.kernel(options_.name + "_pass2");
-    auto compiled = std::make_shared<Compiled>(Compiled{module, pass1, pass1_vector, pass2,
-                                                        resident_grid(d, pass1, options_.block), 1,
-                                                        module.global_size(options_.name + "_result_probe")});
-    if (pass1_vector) compiled->max_blocks_vector = resident_grid(d, *pass1_vector, options_.block);
-    return std::shared_ptr<const Compiled>(std::move(compiled));
+    const std::size_t result_size = module.global_size(options_.name + "_result_probe");
+    return std::make_shared<const Compiled>(
+        Compiled{std::move(module), std::move(pass1), std::move(pass2), result_size});
   });
 }
 
@@ -174,13 +169,9 @@ ReductionLaunch ReductionKernel::launch_values(StreamRef stream, std::size_t n, 
   unsigned long long partial_count = 0;
   std::optional<StreamOrderedBuffer<std::byte>> partials;
   if (n > 0) {
-    bool aligned = plan_.possible;
-    for (std::size_t i = 0; i < params_.size() && aligned; ++i)
-      if (params_[i].is_pointer && reinterpret_cast<std::uintptr_t>(args[i].pointer) % 16 != 0) aligned = false;
-    info.vectorized = aligned;
-    const std::size_t work = aligned ? (n + plan_.elements - 1) / plan_.elements : n;
-    const std::size_t cap = aligned ? c.max_blocks_vector : c.max_blocks;
-    const std::size_t blocks = std::clamp<std::size_t>((work + options_.block - 1) / options_.block, 1, cap);
+    const GridStride grid = c.pass1.grid(plan_, params_, args, n, options_.block);
+    const std::size_t blocks = grid.blocks;
+    info.vectorized = grid.vectorized;
     info.first_pass.grid = dim3(static_cast<unsigned>(blocks), 1, 1);
     info.first_pass.block = dim3(options_.block, 1, 1);
     partials.emplace(stream, blocks * c.result_size);
@@ -190,7 +181,7 @@ ReductionLaunch ReductionKernel::launch_values(StreamRef stream, std::size_t n, 
     void* partial_ptr = partials->data();
     pointers.push_back(&count);
     pointers.push_back(&partial_ptr);
-    (aligned ? *c.pass1_vector : c.pass1).launch_raw(stream, info.first_pass, pointers.data(), nullptr, pointers.size());
+    c.pass1.kernel(grid).launch_raw(stream, info.first_pass, pointers.data(), nullptr, pointers.size());
     partial_count = blocks;
   } else {
     info.first_pass.grid = dim3(0, 1, 1);

@@ -23,9 +23,12 @@
 
 namespace streampipe::testing {
 
+// The case's own folder, in setups and checks.
+using Dir = const std::filesystem::path&;
+
 struct Case {
   std::string name;  // the test's name: letters, digits and _
-  std::function<void(const std::filesystem::path& dir)> setup;
+  std::function<void(Dir dir)> setup;
   std::vector<std::string> args;  // run in the case's folder
   int exit_code = 2;
   std::vector<std::string> mentions;
@@ -35,7 +38,7 @@ struct Case {
   bool stdout_closed_pipe = false;        // a pipe nobody reads (| head after head ended)
   std::uint64_t address_space_limit = 0;  // for decompression bombs, so that one cannot take the machine
   unsigned extra_threads_limit = 0;       // RLIMIT_NPROC above the user's threads (needs unprivileged)
-  std::function<void(const std::filesystem::path& dir, const RunResult& r)> check;
+  std::function<void(Dir dir, const RunResult& r)> check;
 };
 
 // Test names in gtest's output.
@@ -49,6 +52,22 @@ struct CaseUnavailable : std::runtime_error {
 std::vector<Case> gray_cases();
 std::vector<Case> life_cases();
 std::vector<Case> other_cases();  // mandelbrot, info, bench, serve-bench, demo, the top level
+
+// A usage error, refused before any work (exit 2) naming what is wrong: `base` makes the
+// files every case of its command starts from, `extra_setup` (if any) this case's own.
+Case refused_case(std::string name, const std::function<void(Dir)>& base, std::vector<std::string> args,
+                  std::vector<std::string> mentions, std::function<void(Dir)> extra_setup = {});
+
+// A run whose standard output is /dev/full: a failure in the work (exit 1) that names the
+// standard output and each of `more_mentions`.
+Case to_a_full_standard_output(std::string name, std::function<void(Dir)> setup, std::vector<std::string> args,
+                               const std::vector<std::string>& more_mentions = {});
+
+// Runs the case as the unprivileged user: after its setup every file is shared with that
+// user (share_with_everyone), then `path` (relative to the case's folder; none if empty)
+// is left with `perms` alone.
+void run_unprivileged(Case& c, const std::string& path = {},
+                      std::filesystem::perms perms = std::filesystem::perms::none);
 
 // Helpers for setups and checks.
 // Every folder under `dir` writable and every file readable by the unprivileged user.

@@ -20,8 +20,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-using Dir = const fs::path&;
-
 // Two good images (in/a.png, in/b.jpg), and an earlier output no case may touch.
 void good_inputs(Dir d) {
   write_png(d / "in" / "a.png");
@@ -64,19 +62,15 @@ Case bad_image(std::string name, std::string file, std::function<void(const fs::
 // Bad usage: refused before any work (exit 2), naming what is wrong.
 Case refused(std::string name, std::vector<std::string> args, std::vector<std::string> mentions,
              std::function<void(Dir)> extra_setup = {}) {
-  Case c;
-  c.name = std::move(name);
-  c.setup = [extra_setup](Dir d) {
-    good_inputs(d);
-    if (extra_setup) extra_setup(d);
-  };
-  c.args = gray_args(std::move(args));
-  c.exit_code = 2;
-  c.mentions = std::move(mentions);
-  return c;
+  return refused_case(std::move(name), good_inputs, gray_args(std::move(args)), std::move(mentions),
+                      std::move(extra_setup));
 }
 
 constexpr std::uint64_t kBombLimit = std::uint64_t{4} << 30;  // a bomb may not take more
+
+// A folder its user (and everyone) may list and enter but not write into.
+constexpr fs::perms kReadOnlyFolder =
+    fs::perms::owner_read | fs::perms::owner_exec | fs::perms::others_read | fs::perms::others_exec;
 
 }  // namespace
 
@@ -117,13 +111,7 @@ std::vector<Case> gray_cases() {
   // Permissions (as an unprivileged user): named with the system's reason.
   {
     Case c = bad_image("gray_input_unreadable", "secret.png", [](Dir p) { write_png(p); }, {"Permission denied"});
-    c.setup = [](Dir d) {
-      good_inputs(d);
-      write_png(d / "in" / "secret.png");
-      share_with_everyone(d);
-      fs::permissions(d / "in" / "secret.png", fs::perms::none);
-    };
-    c.unprivileged = true;
+    run_unprivileged(c, "in/secret.png");
     cases.push_back(c);
   }
   {
@@ -132,40 +120,28 @@ std::vector<Case> gray_cases() {
     c.setup = [](Dir d) {
       good_inputs(d);
       write_png(d / "in" / "locked" / "hidden.png");
-      share_with_everyone(d);
-      fs::permissions(d / "in" / "locked", fs::perms::none);
     };
     c.args = gray_args({"-r", "in", "-o", "out"});
     c.exit_code = 1;
     c.mentions = {"in/locked", "Permission denied"};
     c.may_create = {"out/"};
-    c.unprivileged = true;
+    run_unprivileged(c, "in/locked");
     c.check = good_ones_converted;
     cases.push_back(c);
   }
   {
     Case c = refused("gray_input_folder_unreadable", {"in", "-o", "out"}, {"in", "Permission denied"});
-    c.setup = [](Dir d) {
-      good_inputs(d);
-      share_with_everyone(d);
-      fs::permissions(d / "in", fs::perms::none);
-    };
-    c.unprivileged = true;
+    run_unprivileged(c, "in");
     cases.push_back(c);
   }
   {
     Case c;
     c.name = "gray_output_folder_unwritable";
-    c.setup = [](Dir d) {
-      good_inputs(d);
-      share_with_everyone(d);
-      fs::permissions(d / "out",
-                      fs::perms::owner_read | fs::perms::owner_exec | fs::perms::others_read | fs::perms::others_exec);
-    };
+    c.setup = good_inputs;
     c.args = gray_args({"in", "-o", "out"});
     c.exit_code = 2;  // found before any work (issue 36, class 21)
     c.mentions = {"-o out", "Permission denied"};
-    c.unprivileged = true;
+    run_unprivileged(c, "out", kReadOnlyFolder);
     cases.push_back(c);
   }
 
@@ -248,14 +224,9 @@ std::vector<Case> gray_cases() {
   }
   // Standard output that cannot be written: exit 1, said.
   {
-    Case c;
-    c.name = "gray_json_to_a_full_standard_output";
-    c.setup = good_inputs;
-    c.args = gray_args({"in", "-o", "out", "--json", "-"});
-    c.exit_code = 1;
-    c.mentions = {"standard output", "No space left"};
+    Case c = to_a_full_standard_output("gray_json_to_a_full_standard_output", good_inputs,
+                                       gray_args({"in", "-o", "out", "--json", "-"}), {"No space left"});
     c.may_create = {"out/"};
-    c.stdout_path = "/dev/full";
     cases.push_back(c);
   }
   {
@@ -323,11 +294,8 @@ std::vector<Case> gray_cases() {
     c.setup = [](Dir d) {
       good_inputs(d);
       fs::create_directories(d / "ro");
-      share_with_everyone(d);
-      fs::permissions(d / "ro", fs::perms::owner_read | fs::perms::owner_exec | fs::perms::others_read |
-                                    fs::perms::others_exec);
     };
-    c.unprivileged = true;
+    run_unprivileged(c, "ro", kReadOnlyFolder);
     cases.push_back(c);
   }
   // Class 20: a failure at the final flush to disk (here: the folder cannot be opened to be
@@ -338,15 +306,14 @@ std::vector<Case> gray_cases() {
     c.setup = [](Dir d) {
       write_png(d / "in" / "a.png");
       fs::create_directories(d / "out");
-      share_with_everyone(d);
-      fs::permissions(d / "out", fs::perms::owner_write | fs::perms::owner_exec | fs::perms::others_write |
-                                     fs::perms::others_exec | fs::perms::group_write | fs::perms::group_exec);
     };
     c.args = gray_args({"in", "-o", "out"});
     c.exit_code = 1;
     c.mentions = {"in/a.png", "not to disk", "Permission denied"};
     c.may_create = {"out/"};
-    c.unprivileged = true;
+    run_unprivileged(c, "out",
+                     fs::perms::owner_write | fs::perms::owner_exec | fs::perms::others_write |
+                         fs::perms::others_exec | fs::perms::group_write | fs::perms::group_exec);
     cases.push_back(c);
   }
   // Class 22: names of 244-255 bytes are converted (the temporary name is cut short).
@@ -366,15 +333,12 @@ std::vector<Case> gray_cases() {
   {
     Case c;
     c.name = "gray_threads_beyond_the_process_limit";
-    c.setup = [](Dir d) {
-      good_inputs(d);
-      share_with_everyone(d);
-    };
+    c.setup = good_inputs;
     c.args = {"gray", "in", "-o", "out", "--backend", "host", "-q", "--threads", "48"};
     c.exit_code = 1;
     c.mentions = {"cannot start host worker thread", "of 48"};
     c.may_create = {"out"};
-    c.unprivileged = true;
+    run_unprivileged(c);
     c.extra_threads_limit = 12;
     cases.push_back(c);
   }

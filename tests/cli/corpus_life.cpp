@@ -15,8 +15,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-using Dir = const fs::path&;
-
 void patterns(Dir d) {
   write_text(d / "glider.rle", "#N Glider\nx = 3, y = 3, rule = B3/S23\nbob$2bo$3o!\n");
   write_text(d / "earlier.csv", "generation,universe0\n0,5\n");  // an earlier output
@@ -27,17 +25,31 @@ std::vector<std::string> life(std::vector<std::string> args) {
   return args;
 }
 
+// A check that the run's peak memory is that of a short run (`life(short_args)` in the same
+// folder), give or take 16 MiB.
+std::function<void(Dir, const RunResult&)> memory_of_a_short_run(std::vector<std::string> short_args) {
+  return [short_args](Dir d, const RunResult& r) {
+    const RunResult short_run = run_cli(life(short_args), d);
+    ASSERT_EQ(short_run.exit_code, 0) << short_run.describe();
+    EXPECT_LT(r.max_rss_kib, short_run.max_rss_kib + 16 * 1024)
+        << "long run " << r.max_rss_kib << " KiB, short run " << short_run.max_rss_kib << " KiB";
+  };
+}
+
+// Bad usage beside the patterns: refused before any work.
 Case life_refused(std::string name, std::vector<std::string> args, std::vector<std::string> mentions,
-             std::function<void(Dir)> extra_setup = {}) {
+                  std::function<void(Dir)> extra_setup = {}) {
+  return refused_case(std::move(name), patterns, life(std::move(args)), std::move(mentions), std::move(extra_setup));
+}
+
+// A run beside the patterns that succeeds (exit 0), then passes `check`.
+Case life_succeeds(std::string name, std::vector<std::string> args, std::function<void(Dir, const RunResult&)> check) {
   Case c;
   c.name = std::move(name);
-  c.setup = [extra_setup](Dir d) {
-    patterns(d);
-    if (extra_setup) extra_setup(d);
-  };
+  c.setup = patterns;
   c.args = life(std::move(args));
-  c.exit_code = 2;
-  c.mentions = std::move(mentions);
+  c.exit_code = 0;
+  c.check = std::move(check);
   return c;
 }
 
@@ -53,19 +65,14 @@ std::vector<Case> life_cases() {
   cases.push_back(life_refused("life_device_option_is_gone", {"--device", "0"}, {"--device"}));
   // A negative seed would wrap around to a huge one: refused, not reinterpreted.
   cases.push_back(life_refused("life_seed_negative", {"--seed", "-1"}, {"--seed", "'-1' is negative"}));
-  {
-    // On the host backend a list names simulated devices: universe u goes to the (u mod n)-th.
-    Case c;
-    c.name = "life_devices_simulated_on_the_host";
-    c.setup = patterns;
-    c.args = life({"--devices", "0,2", "-u", "3", "-g", "4", "--size", "16x16"});
-    c.exit_code = 0;
-    c.check = [](Dir, const RunResult& r) {
-      EXPECT_NE(r.out.find("dealt to 2 simulated device(s)"), std::string::npos) << r.describe();
-      EXPECT_NE(r.out.find("simulated device"), std::string::npos) << r.describe();
-    };
-    cases.push_back(std::move(c));
-  }
+  // On the host backend a list names simulated devices: universe u goes to the (u mod n)-th.
+  cases.push_back(life_succeeds("life_devices_simulated_on_the_host",
+                                {"--devices", "0,2", "-u", "3", "-g", "4", "--size", "16x16"},
+                                [](Dir, const RunResult& r) {
+                                  EXPECT_NE(r.out.find("dealt to 2 simulated device(s)"), std::string::npos)
+                                      << r.describe();
+                                  EXPECT_NE(r.out.find("simulated device"), std::string::npos) << r.describe();
+                                }));
   // Patterns.
   cases.push_back(life_refused("life_pattern_corrupt", {"-p", "bad.rle"}, {"bad.rle:2"},
                           [](Dir d) { write_text(d / "bad.rle", "x = 3, y = 3\nbob$2bq$3o!\n"); }));
@@ -88,12 +95,7 @@ std::vector<Case> life_cases() {
       life_refused("life_pattern_larger_than_board", {"-p", "glider.rle", "--size", "2x2"}, {"glider.rle", "does not fit"}));
   {
     Case c = life_refused("life_pattern_unreadable", {"-p", "glider.rle"}, {"glider.rle", "Permission denied"});
-    c.setup = [](Dir d) {
-      patterns(d);
-      share_with_everyone(d);
-      fs::permissions(d / "glider.rle", fs::perms::none);
-    };
-    c.unprivileged = true;
+    run_unprivileged(c, "glider.rle");
     cases.push_back(c);
   }
 
@@ -140,32 +142,12 @@ std::vector<Case> life_cases() {
   cases.push_back(life_refused("life_json_empty_name", {"--json", ""}, {"--json", "''"}));
 
   // Population to a standard output that cannot take it.
-  {
-    Case c;
-    c.name = "life_population_to_a_full_standard_output";
-    c.setup = patterns;
-    c.args = life({"-g", "3", "--population", "-"});
-    c.exit_code = 1;
-    c.mentions = {"standard output"};
-    c.stdout_path = "/dev/full";
-    cases.push_back(c);
-  }
+  cases.push_back(to_a_full_standard_output("life_population_to_a_full_standard_output", patterns,
+                                            life({"-g", "3", "--population", "-"})));
   // A long run keeps no per-generation population nobody asked for: its peak memory is that
   // of a short one (the log of 4 million generations alone would be 32 MB).
-  {
-    Case c;
-    c.name = "life_long_run_memory_stays_flat";
-    c.setup = patterns;
-    c.args = life({"--size", "3x3", "-g", "4000000"});
-    c.exit_code = 0;
-    c.check = [](Dir d, const RunResult& r) {
-      const RunResult short_run = run_cli({"life", "--backend", "host", "--size", "3x3", "-g", "10"}, d);
-      ASSERT_EQ(short_run.exit_code, 0) << short_run.describe();
-      EXPECT_LT(r.max_rss_kib, short_run.max_rss_kib + 16 * 1024)
-          << "long run " << r.max_rss_kib << " KiB, short run " << short_run.max_rss_kib << " KiB";
-    };
-    cases.push_back(c);
-  }
+  cases.push_back(life_succeeds("life_long_run_memory_stays_flat", {"--size", "3x3", "-g", "4000000"},
+                                memory_of_a_short_run({"--size", "3x3", "-g", "10"})));
 
   // Issue 36. Class 13: boards beyond the memory there is are refused before any is made,
   // with the bytes needed and available (1025 boards of 4 GiB: more than any machine has;
@@ -197,17 +179,10 @@ std::vector<Case> life_cases() {
   cases.push_back(life_refused("life_max_cells_negative", {"-p", "glider.rle", "--max-cells", "-1"},
                           {"--max-cells", "'-1' is negative"}));
   cases.push_back(life_refused("life_seed_beyond_64_bits", {"--seed", "18446744073709551616"}, {"--seed", "out of range"}));
-  {
-    Case c;
-    c.name = "life_generations_with_a_leading_zero_are_decimal";
-    c.setup = patterns;
-    c.args = life({"--size", "8x8", "-g", "010"});
-    c.exit_code = 0;
-    c.check = [](Dir, const RunResult& r) {
-      EXPECT_NE(r.out.find(", 10 generation(s)"), std::string::npos) << r.describe();
-    };
-    cases.push_back(c);
-  }
+  cases.push_back(life_succeeds("life_generations_with_a_leading_zero_are_decimal", {"--size", "8x8", "-g", "010"},
+                                [](Dir, const RunResult& r) {
+                                  EXPECT_NE(r.out.find(", 10 generation(s)"), std::string::npos) << r.describe();
+                                }));
   // Class 14: --population streams its rows: a closed standard output stops the run at once
   // (it used to compute every generation, then die of SIGPIPE), and a long run's memory
   // stays that of a short one.
@@ -224,20 +199,14 @@ std::vector<Case> life_cases() {
     cases.push_back(c);
   }
   {
-    Case c;
-    c.name = "life_population_of_a_long_run_keeps_memory_flat";
-    c.setup = patterns;
-    c.args = life({"--size", "3x3", "-g", "4000000", "--population", "long.csv"});
-    c.exit_code = 0;
+    const auto flat = memory_of_a_short_run({"--size", "3x3", "-g", "10", "--population", "short.csv"});
+    Case c = life_succeeds("life_population_of_a_long_run_keeps_memory_flat",
+                           {"--size", "3x3", "-g", "4000000", "--population", "long.csv"},
+                           [flat](Dir d, const RunResult& r) {
+                             EXPECT_GT(fs::file_size(d / "long.csv"), 4000000u * 4);
+                             flat(d, r);
+                           });
     c.may_create = {"long.csv"};
-    c.check = [](Dir d, const RunResult& r) {
-      EXPECT_GT(fs::file_size(d / "long.csv"), 4000000u * 4);
-      const RunResult short_run =
-          run_cli({"life", "--backend", "host", "--size", "3x3", "-g", "10", "--population", "short.csv"}, d);
-      ASSERT_EQ(short_run.exit_code, 0) << short_run.describe();
-      EXPECT_LT(r.max_rss_kib, short_run.max_rss_kib + 16 * 1024)
-          << "long run " << r.max_rss_kib << " KiB, short run " << short_run.max_rss_kib << " KiB";
-    };
     cases.push_back(c);
   }
   return cases;

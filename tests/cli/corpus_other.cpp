@@ -14,25 +14,24 @@ namespace fs = std::filesystem;
 
 namespace {
 
-using Dir = const fs::path&;
-
 void earlier_outputs(Dir d) {
   write_text(d / "earlier.json", "{\"an\": \"earlier output\"}\n");
   write_png(d / "renders" / "earlier.png", 8, 8);
 }
 
+// Bad usage beside earlier outputs: refused before any work.
 Case refused_beside_outputs(std::string name, std::vector<std::string> args, std::vector<std::string> mentions,
-             std::function<void(Dir)> extra_setup = {}) {
-  Case c;
-  c.name = std::move(name);
-  c.setup = [extra_setup](Dir d) {
-    earlier_outputs(d);
-    if (extra_setup) extra_setup(d);
+                            std::function<void(Dir)> extra_setup = {}) {
+  return refused_case(std::move(name), earlier_outputs, std::move(args), std::move(mentions), std::move(extra_setup));
+}
+
+// A check that `device` is still the character device it was before the run.
+std::function<void(Dir, const RunResult&)> still_a_device(std::string device) {
+  return [device](Dir, const RunResult&) {
+    struct stat st {};
+    ASSERT_EQ(::stat(device.c_str(), &st), 0);
+    EXPECT_TRUE(S_ISCHR(st.st_mode)) << device << " is no longer a device";
   };
-  c.args = std::move(args);
-  c.exit_code = 2;
-  c.mentions = std::move(mentions);
-  return c;
 }
 
 std::vector<std::string> mandelbrot(std::vector<std::string> args) {
@@ -76,11 +75,7 @@ std::vector<Case> other_cases() {
     c.args = mandelbrot({"--no-image", "--json", "/dev/full", "--allow-special-outputs"});
     c.exit_code = 1;
     c.mentions = {"/dev/full", "No space left"};
-    c.check = [](Dir, const RunResult&) {
-      struct stat st {};
-      ASSERT_EQ(::stat("/dev/full", &st), 0);
-      EXPECT_TRUE(S_ISCHR(st.st_mode)) << "/dev/full is no longer a device";
-    };
+    c.check = still_a_device("/dev/full");
     cases.push_back(c);
   }
   {
@@ -89,11 +84,7 @@ std::vector<Case> other_cases() {
     c.setup = earlier_outputs;
     c.args = mandelbrot({"--no-image", "--json", "/dev/null", "--allow-special-outputs"});
     c.exit_code = 0;
-    c.check = [](Dir, const RunResult&) {
-      struct stat st {};
-      ASSERT_EQ(::stat("/dev/null", &st), 0);
-      EXPECT_TRUE(S_ISCHR(st.st_mode)) << "/dev/null is no longer a device";
-    };
+    c.check = still_a_device("/dev/null");
     cases.push_back(c);
   }
 
@@ -132,16 +123,8 @@ std::vector<Case> other_cases() {
   cases.push_back(refused_beside_outputs("info_size_not_a_number", {"info", "--size-mib", "lots"}, {"--size-mib"}));
   cases.push_back(refused_beside_outputs("info_json_exists_without_force", {"info", "--no-measure", "--json", "earlier.json"},
                           {"--json", "earlier.json", "--force"}));
-  {
-    Case c;
-    c.name = "info_to_a_full_standard_output";
-    c.setup = earlier_outputs;
-    c.args = {"info", "--no-measure"};
-    c.exit_code = 1;
-    c.mentions = {"standard output", "No space left"};
-    c.stdout_path = "/dev/full";
-    cases.push_back(c);
-  }
+  cases.push_back(to_a_full_standard_output("info_to_a_full_standard_output", earlier_outputs,
+                                            {"info", "--no-measure"}, {"No space left"}));
   cases.push_back(refused_beside_outputs("bench_unknown_benchmark", {"bench", "frobnicate"}, {"frobnicate"}));
   cases.push_back(refused_beside_outputs("bench_runs_zero", {"bench", "streams", "--runs", "0"}, {"--runs"}));
   cases.push_back(refused_beside_outputs("serve_bench_json_and_svg_one_file",
@@ -152,16 +135,7 @@ std::vector<Case> other_cases() {
   // The top level.
   cases.push_back(refused_beside_outputs("top_no_command", {}, {"subcommand"}));
   cases.push_back(refused_beside_outputs("top_unknown_command", {"frobnicate"}, {"frobnicate"}));
-  {
-    Case c;
-    c.name = "top_help_to_a_full_standard_output";
-    c.setup = earlier_outputs;
-    c.args = {"--help"};
-    c.exit_code = 1;
-    c.mentions = {"standard output"};
-    c.stdout_path = "/dev/full";
-    cases.push_back(c);
-  }
+  cases.push_back(to_a_full_standard_output("top_help_to_a_full_standard_output", earlier_outputs, {"--help"}));
 
   // Issue 36. Class 13: the largest image mandelbrot allows (2^32 pixels) needs 56 GiB:
   // refused up front against the memory the run may take (here --max-memory-mib, so that

@@ -70,6 +70,42 @@ std::vector<fs::path> files_under(const fs::path& dir) {
   return files;
 }
 
+Case refused_case(std::string name, const std::function<void(Dir)>& base, std::vector<std::string> args,
+                  std::vector<std::string> mentions, std::function<void(Dir)> extra_setup) {
+  Case c;
+  c.name = std::move(name);
+  c.setup = [base, extra_setup = std::move(extra_setup)](Dir d) {
+    base(d);
+    if (extra_setup) extra_setup(d);
+  };
+  c.args = std::move(args);
+  c.exit_code = 2;
+  c.mentions = std::move(mentions);
+  return c;
+}
+
+Case to_a_full_standard_output(std::string name, std::function<void(Dir)> setup, std::vector<std::string> args,
+                               const std::vector<std::string>& more_mentions) {
+  Case c;
+  c.name = std::move(name);
+  c.setup = std::move(setup);
+  c.args = std::move(args);
+  c.exit_code = 1;
+  c.mentions = {"standard output"};
+  c.mentions.insert(c.mentions.end(), more_mentions.begin(), more_mentions.end());
+  c.stdout_path = "/dev/full";
+  return c;
+}
+
+void run_unprivileged(Case& c, const std::string& path, fs::perms perms) {
+  c.setup = [setup = c.setup, path, perms](Dir d) {
+    if (setup) setup(d);
+    share_with_everyone(d);
+    if (!path.empty()) fs::permissions(d / path, perms);
+  };
+  c.unprivileged = true;
+}
+
 std::vector<std::string> gray_args(std::vector<std::string> args) {
   args.insert(args.begin(), "gray");
   for (const char* a : {"--backend", "host", "-q", "--threads", "2"}) args.emplace_back(a);

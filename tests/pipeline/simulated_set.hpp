@@ -2,7 +2,8 @@
 #pragma once
 // A device set without a GPU, for the engine's tests: an operation whose host form adds one
 // to every byte and stands for each member's device (its speed, its start, its loss), and
-// a run of items through an engine, every future resolved within the hang limit.
+// a run of items through an engine, every future resolved within the hang limit (and the
+// check that each came back right), and the order the engine's callback got them in.
 //   delay[device]       each batch on that member takes this long
 //   start_delay[device] a simulated GPU's start (Operation::start_device) takes this long,
 //                       in short steps that ask whether the engine still wants it
@@ -15,10 +16,14 @@
 #include "streampipe/cuda/error.hpp"
 #include "streampipe/pipeline/engine.hpp"
 
+#include <gtest/gtest.h>
+
 #include <atomic>
 #include <chrono>
+#include <functional>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <stdexcept>
 #include <thread>
 #include <vector>
@@ -72,6 +77,17 @@ struct ItemsRun {
         return false;
     return true;
   }
+
+  // All `count` items came back done and right; `each` (if given) checks more of each result.
+  // Fatal failures end only this check: call it in ASSERT_NO_FATAL_FAILURE.
+  void expect_all_right(std::size_t count, const std::function<void(const ItemResult&)>& each = {}) const {
+    ASSERT_EQ(results.size(), count);
+    for (std::size_t i = 0; i < results.size(); ++i) {
+      ASSERT_TRUE(results[i].ok()) << results[i].error;
+      EXPECT_TRUE(plus_one(i)) << i;
+      if (each) each(results[i]);
+    }
+  }
 };
 
 // `count` items of `bytes` each (item i filled with i) through `engine`, then drain.
@@ -91,5 +107,27 @@ inline ItemsRun run_items(Engine& engine, std::size_t count, std::size_t bytes =
     if (auto r = streampipe::testing::result_within(f)) run.results.push_back(std::move(*r));
   return run;
 }
+
+// The index of each item as the engine's callback got it, in delivery order.
+class DeliveryOrder {
+ public:
+  // Records the result's index, then calls `also` (if any) under the same lock.
+  [[nodiscard]] std::function<void(const ItemResult&)> callback(std::function<void(const ItemResult&)> also = {}) {
+    return [this, also = std::move(also)](const ItemResult& r) {
+      const std::lock_guard lock(mutex_);
+      order_.push_back(r.index);
+      if (also) also(r);
+    };
+  }
+  // Items 0 .. count - 1 were delivered once each, in index order (read after the run).
+  void expect_in_order(std::size_t count) const {
+    ASSERT_EQ(order_.size(), count);
+    for (std::size_t i = 0; i < order_.size(); ++i) EXPECT_EQ(order_[i], i);
+  }
+
+ private:
+  std::mutex mutex_;
+  std::vector<std::size_t> order_;
+};
 
 }  // namespace streampipe::pipeline::testing

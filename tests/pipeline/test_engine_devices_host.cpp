@@ -16,7 +16,6 @@
 #include <atomic>
 #include <chrono>
 #include <map>
-#include <mutex>
 #include <set>
 #include <thread>
 
@@ -25,6 +24,7 @@ namespace {
 
 using streampipe::testing::result_within;
 
+using testing::DeliveryOrder;
 using testing::ItemsRun;
 using testing::run_items;
 using SimulatedDevices = testing::SimulatedSet;
@@ -52,15 +52,12 @@ TEST(EngineDevicesHost, ItemsSpreadOverEveryDeviceAndNameIt) {
   }
   EXPECT_NE(engine.describe().find("simulated GPU 2: 2 lanes"), std::string::npos) << engine.describe();
   const ItemsRun run = run_items(engine, 120);
-  ASSERT_EQ(run.results.size(), 120u);
   std::map<int, int> per_device;
-  for (std::size_t i = 0; i < run.results.size(); ++i) {
-    ASSERT_TRUE(run.results[i].ok()) << run.results[i].error;
-    EXPECT_TRUE(run.plus_one(i)) << i;
-    ++per_device[run.results[i].device];
+  ASSERT_NO_FATAL_FAILURE(run.expect_all_right(120, [&](const ItemResult& r) {
+    ++per_device[r.device];
     // Engine-wide lanes: device position x lanes + the device's own lane.
-    EXPECT_EQ(run.results[i].lane / 2, run.results[i].device);
-  }
+    EXPECT_EQ(r.lane / 2, r.device);
+  }));
   ASSERT_EQ(per_device.size(), 3u);
   // Each takes work in proportion to its measured speed; three equal devices measure apart
   // on a loaded host (a sanitizer's build on two cores gave 17 of 120), so the bound is a
@@ -89,19 +86,13 @@ TEST(EngineDevicesHost, InOrderDeliveryHoldsAcrossDevices) {
   sim.delay[0] = std::chrono::microseconds(100);
   sim.delay[1] = std::chrono::microseconds(2000);
   auto options = simulated({0, 1});
-  std::mutex m;
-  std::vector<std::size_t> order;
+  DeliveryOrder order;
   std::set<int> devices_seen;
   options.delivery = Delivery::in_order;
-  options.on_complete = [&](const ItemResult& r) {
-    std::lock_guard lock(m);
-    order.push_back(r.index);
-    devices_seen.insert(r.device);
-  };
+  options.on_complete = order.callback([&](const ItemResult& r) { devices_seen.insert(r.device); });
   Engine engine(sim.operation(), options);
   const ItemsRun run = run_items(engine, 100);
-  ASSERT_EQ(order.size(), 100u);
-  for (std::size_t i = 0; i < order.size(); ++i) EXPECT_EQ(order[i], i);
+  order.expect_in_order(100);
   EXPECT_EQ(devices_seen, (std::set<int>{0, 1}));
 }
 
@@ -154,21 +145,12 @@ TEST(EngineDevicesHost, ItemsOfALostDeviceRunAgainOnTheOthersWhenAsked) {
   auto options = simulated({0, 1});
   options.rerun_on_device_loss = true;
   options.delivery = Delivery::in_order;
-  std::mutex m;
-  std::vector<std::size_t> order;
-  options.on_complete = [&](const ItemResult& r) {
-    std::lock_guard lock(m);
-    order.push_back(r.index);
-  };
+  DeliveryOrder order;
+  options.on_complete = order.callback();
   Engine engine(sim.operation(), options);
   const ItemsRun run = run_items(engine, 80);
-  ASSERT_EQ(run.results.size(), 80u);
-  for (std::size_t i = 0; i < run.results.size(); ++i) {
-    ASSERT_TRUE(run.results[i].ok()) << run.results[i].error;
-    EXPECT_TRUE(run.plus_one(i)) << i;
-  }
-  ASSERT_EQ(order.size(), 80u);
-  for (std::size_t i = 0; i < order.size(); ++i) EXPECT_EQ(order[i], i);
+  ASSERT_NO_FATAL_FAILURE(run.expect_all_right(80));
+  order.expect_in_order(80);
 }
 
 TEST(EngineDevicesHost, WhenEveryDeviceIsLostEverythingLeftFails) {

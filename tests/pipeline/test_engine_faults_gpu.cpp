@@ -7,6 +7,7 @@
 // poisons the context: test_engine_sticky_gpu.cu, a process of its own.)
 
 #include "bounded.hpp"
+#include "engine_faults.hpp"
 #include "fault_plan.hpp"
 
 #include "streampipe/cuda/error.hpp"
@@ -16,6 +17,7 @@
 #include "streampipe/pipeline/engine.hpp"
 #include "support/gpu.hpp"
 
+#include <array>
 #include <atomic>
 #include <cstdint>
 #include <cstring>
@@ -36,15 +38,9 @@ using testing::result_within;
 enum class Fault { none, thrown, cuda_copy, cuda_direction, produce, consume, callback };
 
 Fault fault_of(std::size_t i) {
-  switch (testing::scrambled(i, 0x632BE59BD9B4E019ull) % 20) {
-    case 0: return Fault::thrown;
-    case 1: return Fault::cuda_copy;
-    case 2: return Fault::cuda_direction;
-    case 3: return Fault::produce;
-    case 4: return Fault::consume;
-    case 5: return Fault::callback;
-    default: return Fault::none;
-  }
+  constexpr std::array faults{Fault::thrown,  Fault::cuda_copy, Fault::cuda_direction,
+                              Fault::produce, Fault::consume,   Fault::callback};
+  return testing::planned_fault(i, 0x632BE59BD9B4E019ull, 20, faults);
 }
 
 // pageable span to span (batches), pinned span to span (batches, copied in place), produce
@@ -135,21 +131,10 @@ struct Items {
   }
 };
 
-struct Shape {
-  Delivery delivery;
-  int batch_items;
-};
-
-class EngineFaultsGpu : public ::testing::TestWithParam<Shape> {
+class EngineFaultsGpu : public ::testing::TestWithParam<testing::Shape> {
  protected:
   [[nodiscard]] EngineOptions options(int lanes = 3, int depth = 2) const {
-    EngineOptions o;
-    o.backend = Backend::gpu;
-    o.lanes = lanes;
-    o.depth = depth;
-    o.delivery = GetParam().delivery;
-    o.batch_items = GetParam().batch_items;
-    return o;
+    return testing::shape_options(GetParam(), Backend::gpu, lanes, depth);
   }
 };
 
@@ -157,19 +142,12 @@ TEST_P(EngineFaultsGpu, FaultsMidRunResolveEveryItemExactlyOnce) {
   SP_REQUIRE_GPU();
   constexpr std::size_t kItems = 600;
   Items items(kItems);
-  std::vector<std::atomic<int>> delivered(kItems + 1);
+  testing::Deliveries delivered(kItems + 1);  // and one submitted afterwards
   auto o = options();
-  o.on_complete = [&delivered](const ItemResult& r) {
-    ASSERT_LT(r.index, delivered.size());
-    ++delivered[r.index];
-    if (fault_of(r.index) == Fault::callback) throw std::runtime_error("injected callback failure");
-  };
+  o.on_complete = delivered.callback([](std::size_t i) { return fault_of(i) == Fault::callback; });
   auto engine = std::make_unique<Engine>(faulty_affine(true), o);
-  std::vector<std::future<ItemResult>> futures;
-  for (std::size_t i = 0; i < kItems; ++i) futures.push_back(engine->submit(items.make(i, true)));
-  finishes_within("drain()", [&] { EXPECT_THROW((void)engine->drain(), std::runtime_error); });
-  RunStats stats;
-  finishes_within("the second drain()", [&] { stats = engine->drain(); });
+  auto [futures, stats] =
+      testing::run_past_a_callback_failure(*engine, kItems, [&items](std::size_t i) { return items.make(i, true); });
   EXPECT_EQ(stats.done + stats.failed, kItems);
 
   std::size_t cuda_failures = 0;
@@ -200,7 +178,7 @@ TEST_P(EngineFaultsGpu, FaultsMidRunResolveEveryItemExactlyOnce) {
     }
   }
   EXPECT_GT(cuda_failures, 0u);
-  for (std::size_t i = 0; i < kItems; ++i) EXPECT_EQ(delivered[i].load(), 1) << "item " << i;
+  delivered.expect_each_once(kItems);
 
   // Non-sticky errors fail only their batches: the engine goes on.
   auto after = engine->submit(items.make(kItems - 1, false));
@@ -219,42 +197,27 @@ TEST_P(EngineFaultsGpu, CancelRacingSubmitsFromManyThreadsResolvesEveryItemOnce)
   std::mt19937 rng(24);
   for (int round = 0; round < 3; ++round) {
     Items items(kItems);
-    std::vector<std::atomic<int>> delivered(kItems);
+    testing::Deliveries delivered(kItems);
     auto o = options(2, 2);
-    o.on_complete = [&delivered](const ItemResult& r) {
-      ASSERT_LT(r.index, delivered.size());
-      ++delivered[r.index];
-    };
+    o.on_complete = delivered.callback();
     auto engine = std::make_unique<Engine>(faulty_affine(false), o);
-    std::vector<std::vector<std::pair<std::future<ItemResult>, std::size_t>>> per_thread(kThreads);
     const auto cancel_after = std::chrono::microseconds(std::uniform_int_distribution<int>(0, 5000)(rng));
-    finishes_within("submitting while cancel() runs", [&] {
-      std::vector<std::thread> threads;
-      for (int t = 0; t < kThreads; ++t)
-        threads.emplace_back([&, t] {
-          for (int k = 0; k < kPerThread; ++k) {
-            const std::size_t i = static_cast<std::size_t>(t * kPerThread + k);
-            per_thread[static_cast<std::size_t>(t)].emplace_back(engine->submit(items.make(i, false)), i);
-          }
-        });
-      std::this_thread::sleep_for(cancel_after);
-      engine->cancel();
-      for (auto& th : threads) th.join();
-    });
+    auto per_thread = testing::submit_from_threads_while_cancelling(
+        *engine, kThreads, kPerThread, cancel_after, [&items](std::size_t i) { return items.make(i, false); });
     RunStats stats;
     finishes_within("drain()", [&] { stats = engine->drain(); });
     EXPECT_EQ(stats.done + stats.cancelled, kItems) << "round " << round;
     for (auto& list : per_thread)
-      for (auto& [future, i] : list) {
-        const auto r = result_within(future);
+      for (auto& s : list) {
+        const auto r = result_within(s.future);
         ASSERT_TRUE(r);
         if (r->ok()) {
-          EXPECT_TRUE(items.exact(i)) << "item " << i;
+          EXPECT_TRUE(items.exact(s.item)) << "item " << s.item;
         } else {
           EXPECT_EQ(r->status, ItemStatus::cancelled) << r->error;
         }
       }
-    for (std::size_t i = 0; i < kItems; ++i) EXPECT_EQ(delivered[i].load(), 1) << "item " << i;
+    delivered.expect_each_once();
     finishes_within("the destructor", [&] { engine.reset(); });
   }
 }
@@ -266,15 +229,9 @@ TEST_P(EngineFaultsGpu, AnItemTheOperationRefusesAtSubmitIsNotLeftPending) {
   SP_REQUIRE_GPU();
   auto engine = std::make_unique<Engine>(ops::multiply_divide_operation({1, 64, 1}), options());
   std::vector<std::byte> ragged(4099), whole(4096);
-  Item refused;
-  refused.in = ragged;
-  refused.consume = [](std::span<const std::byte>) {};
-  EXPECT_THROW((void)engine->submit(std::move(refused)), std::invalid_argument);
+  EXPECT_THROW((void)engine->submit(testing::consumed_into(ragged, nullptr)), std::invalid_argument);
   std::vector<std::byte> consumed;
-  Item good;
-  good.in = whole;
-  good.consume = [&consumed](std::span<const std::byte> got) { consumed.assign(got.begin(), got.end()); };
-  auto f = engine->submit(std::move(good));
+  auto f = engine->submit(testing::consumed_into(whole, &consumed));
   RunStats stats;
   finishes_within("drain()", [&] { stats = engine->drain(); });
   EXPECT_EQ(stats.submitted, 1u);
@@ -285,13 +242,10 @@ TEST_P(EngineFaultsGpu, AnItemTheOperationRefusesAtSubmitIsNotLeftPending) {
   finishes_within("the destructor", [&] { engine.reset(); });
 }
 
-std::string shape_name(const ::testing::TestParamInfo<Shape>& shape) {
-  return std::string(shape.param.delivery == Delivery::in_order ? "InOrder" : "AsCompleted") + "Batch" +
-         std::to_string(shape.param.batch_items);
-}
-
 INSTANTIATE_TEST_SUITE_P(Shapes, EngineFaultsGpu,
-                         ::testing::Values(Shape{Delivery::as_completed, 1}, Shape{Delivery::in_order, 4}), shape_name);
+                         ::testing::Values(testing::Shape{Delivery::as_completed, 1},
+                                           testing::Shape{Delivery::in_order, 4}),
+                         testing::shape_name);
 
 }  // namespace
 }  // namespace streampipe::pipeline

@@ -6,12 +6,14 @@
 // bounded: a hang fails the test), and the engine's destructor returns.
 
 #include "bounded.hpp"
+#include "engine_faults.hpp"
 #include "fault_plan.hpp"
 
 #include "streampipe/pipeline/engine.hpp"
 
 #include <gtest/gtest.h>
 
+#include <array>
 #include <atomic>
 #include <chrono>
 #include <cstdint>
@@ -32,14 +34,9 @@ using testing::result_within;
 enum class Fault { none, operation, operation_non_std, produce, consume, callback };
 
 Fault fault_of(std::size_t i) {
-  switch (testing::scrambled(i, 0x2545F4914F6CDD1Dull) % 16) {
-    case 0: return Fault::operation;
-    case 1: return Fault::operation_non_std;
-    case 2: return Fault::produce;
-    case 3: return Fault::consume;
-    case 4: return Fault::callback;
-    default: return Fault::none;
-  }
+  constexpr std::array faults{Fault::operation, Fault::operation_non_std, Fault::produce, Fault::consume,
+                              Fault::callback};
+  return testing::planned_fault(i, 0x2545F4914F6CDD1Dull, 16, faults);
 }
 
 // Item kinds by index: a produce and consume pair, a span input with a consume stage, or
@@ -137,44 +134,11 @@ struct Items {
   }
 };
 
-// Counts how often each index was delivered to the callback; `throw_injected` makes the
-// callback throw for items whose fault is Fault::callback (after counting).
-struct Deliveries {
-  std::vector<std::atomic<int>> count;
-  explicit Deliveries(std::size_t n) : count(n) {}
-  std::function<void(const ItemResult&)> callback(bool throw_injected) {
-    return [this, throw_injected](const ItemResult& r) {
-      ASSERT_LT(r.index, count.size());
-      ++count[r.index];
-      if (throw_injected && fault_of(r.index) == Fault::callback)
-        throw std::runtime_error("injected callback failure");
-    };
-  }
-  void expect_each_once() const {
-    for (std::size_t i = 0; i < count.size(); ++i) EXPECT_EQ(count[i].load(), 1) << "item " << i;
-  }
-};
-
-struct Shape {
-  Delivery delivery;
-  int batch_items;
-};
-
-std::string shape_name(const ::testing::TestParamInfo<Shape>& info) {
-  return std::string(info.param.delivery == Delivery::in_order ? "InOrder" : "AsCompleted") + "Batch" +
-         std::to_string(info.param.batch_items);
-}
-
-class EngineFaultsHost : public ::testing::TestWithParam<Shape> {
+class EngineFaultsHost : public ::testing::TestWithParam<testing::Shape> {
  protected:
   [[nodiscard]] EngineOptions options(int lanes = 3, int depth = 2) const {
-    EngineOptions o;
-    o.backend = Backend::host;
-    o.lanes = lanes;
-    o.depth = depth;
+    EngineOptions o = testing::shape_options(GetParam(), Backend::host, lanes, depth);
     o.host_threads = 3;
-    o.delivery = GetParam().delivery;
-    o.batch_items = GetParam().batch_items;
     return o;
   }
 };
@@ -188,21 +152,15 @@ TEST_P(EngineFaultsHost, AnItemTheOperationRefusesAtSubmitIsNotLeftPending) {
     if (n % 2 != 0) throw std::domain_error("odd input of " + std::to_string(n) + " bytes");
     return n;
   };
-  Deliveries delivered(2);
+  testing::Deliveries delivered(2);
   auto o = options();
-  o.on_complete = delivered.callback(false);
+  o.on_complete = delivered.callback();
   auto engine = std::make_unique<Engine>(op, o);
   std::vector<std::byte> odd(7), even(8), out(8);
-  Item refused;
-  refused.in = odd;
-  refused.consume = [](std::span<const std::byte>) {};
-  EXPECT_THROW((void)engine->submit(std::move(refused)), std::domain_error);
+  EXPECT_THROW((void)engine->submit(testing::consumed_into(odd, nullptr)), std::domain_error);
 
   std::vector<std::byte> consumed;
-  Item good;
-  good.in = even;
-  good.consume = [&consumed](std::span<const std::byte> got) { consumed.assign(got.begin(), got.end()); };
-  auto f0 = engine->submit(std::move(good));
+  auto f0 = engine->submit(testing::consumed_into(even, &consumed));
   auto f1 = engine->submit(make_item(std::span<const std::byte>(even), std::span<std::byte>(out)));
   RunStats stats;
   finishes_within("drain()", [&] { stats = engine->drain(); });
@@ -223,16 +181,12 @@ TEST_P(EngineFaultsHost, AnItemTheOperationRefusesAtSubmitIsNotLeftPending) {
 TEST_P(EngineFaultsHost, FaultsMidRunResolveEveryItemExactlyOnce) {
   constexpr std::size_t kItems = 1500;
   Items items(kItems);
-  Deliveries delivered(kItems);
+  testing::Deliveries delivered(kItems);
   auto o = options();
-  o.on_complete = delivered.callback(true);
+  o.on_complete = delivered.callback([](std::size_t i) { return fault_of(i) == Fault::callback; });
   auto engine = std::make_unique<Engine>(faulty_add_one(true), o);
-  std::vector<std::future<ItemResult>> futures;
-  for (std::size_t i = 0; i < kItems; ++i) futures.push_back(engine->submit(items.make(i, true)));
-  // The first callback's exception comes back from drain(), once every item is delivered.
-  finishes_within("drain()", [&] { EXPECT_THROW((void)engine->drain(), std::runtime_error); });
-  RunStats stats;
-  finishes_within("the second drain()", [&] { stats = engine->drain(); });
+  auto [futures, stats] =
+      testing::run_past_a_callback_failure(*engine, kItems, [&items](std::size_t i) { return items.make(i, true); });
   EXPECT_EQ(stats.submitted, kItems);
   EXPECT_EQ(stats.done + stats.failed, kItems);
   EXPECT_EQ(stats.cancelled, 0u);
@@ -275,29 +229,13 @@ TEST_P(EngineFaultsHost, CancelRacingSubmitsFromManyThreadsResolvesEveryItemOnce
   std::mt19937 rng(24);
   for (int round = 0; round < 6; ++round) {
     Items items(kItems);
-    Deliveries delivered(kItems + 1);  // and one submitted after the cancel
+    testing::Deliveries delivered(kItems + 1);  // and one submitted after the cancel
     auto o = options(2, 2);
-    o.on_complete = delivered.callback(false);
+    o.on_complete = delivered.callback();
     auto engine = std::make_unique<Engine>(faulty_add_one(false, std::chrono::microseconds(200)), o);
-    struct Submitted {
-      std::future<ItemResult> future;
-      std::size_t item;
-    };
-    std::vector<std::vector<Submitted>> per_thread(kThreads);
     const auto cancel_after = std::chrono::microseconds(std::uniform_int_distribution<int>(0, 8000)(rng));
-    finishes_within("submitting while cancel() runs", [&] {
-      std::vector<std::thread> threads;
-      for (int t = 0; t < kThreads; ++t)
-        threads.emplace_back([&, t] {
-          for (int k = 0; k < kPerThread; ++k) {
-            const std::size_t i = static_cast<std::size_t>(t * kPerThread + k);
-            per_thread[static_cast<std::size_t>(t)].push_back({engine->submit(items.make(i, false)), i});
-          }
-        });
-      std::this_thread::sleep_for(cancel_after);
-      engine->cancel();
-      for (auto& th : threads) th.join();
-    });
+    auto per_thread = testing::submit_from_threads_while_cancelling(
+        *engine, kThreads, kPerThread, cancel_after, [&items](std::size_t i) { return items.make(i, false); });
     RunStats stats;
     finishes_within("drain()", [&] { stats = engine->drain(); });
     EXPECT_EQ(stats.submitted, kItems);
@@ -336,8 +274,8 @@ TEST_P(EngineFaultsHost, CallbacksMaySubmitAfterCancel) {
   std::mutex m;
   std::vector<std::future<ItemResult>> chained;
   std::atomic<std::size_t> next{kFirst};
-  Deliveries delivered(kAll);
-  const auto count = delivered.callback(false);
+  testing::Deliveries delivered(kAll);
+  const auto count = delivered.callback();
   Engine* self = nullptr;
   auto o = options(1, static_cast<int>(kFirst));  // a slot for each first item: no submit waits
   o.on_complete = [&](const ItemResult& r) {
@@ -377,9 +315,11 @@ TEST_P(EngineFaultsHost, CallbacksMaySubmitAfterCancel) {
 }
 
 INSTANTIATE_TEST_SUITE_P(Shapes, EngineFaultsHost,
-                         ::testing::Values(Shape{Delivery::as_completed, 1}, Shape{Delivery::in_order, 1},
-                                           Shape{Delivery::as_completed, 4}, Shape{Delivery::in_order, 4}),
-                         shape_name);
+                         ::testing::Values(testing::Shape{Delivery::as_completed, 1},
+                                           testing::Shape{Delivery::in_order, 1},
+                                           testing::Shape{Delivery::as_completed, 4},
+                                           testing::Shape{Delivery::in_order, 4}),
+                         testing::shape_name);
 
 }  // namespace
 }  // namespace streampipe::pipeline

@@ -17,7 +17,6 @@
 #include <atomic>
 #include <chrono>
 #include <map>
-#include <mutex>
 #include <thread>
 
 namespace streampipe::pipeline {
@@ -27,6 +26,7 @@ using namespace std::chrono_literals;
 using streampipe::testing::finishes_within;
 using streampipe::testing::result_within;
 
+using testing::DeliveryOrder;
 using testing::ItemsRun;
 using testing::run_items;
 using Scenario = testing::SimulatedSet;
@@ -57,12 +57,9 @@ TEST(EngineMixedHost, TheCpuWorksWhileAGpuStarts) {
   const auto t0 = std::chrono::steady_clock::now();
   const ItemsRun run = run_items(engine, 20);
   const auto took = std::chrono::steady_clock::now() - t0;
-  ASSERT_EQ(run.results.size(), 20u);
-  for (std::size_t i = 0; i < run.results.size(); ++i) {
-    ASSERT_TRUE(run.results[i].ok()) << run.results[i].error;
-    EXPECT_TRUE(run.plus_one(i)) << i;
-    EXPECT_EQ(run.results[i].device, kCpuDevice) << i;  // done before the GPU joined
-  }
+  ASSERT_NO_FATAL_FAILURE(run.expect_all_right(20, [](const ItemResult& r) {
+    EXPECT_EQ(r.device, kCpuDevice) << r.index;  // done before the GPU joined
+  }));
   EXPECT_LT(took, 350ms);  // nobody waited for the GPU's start
   const auto report = engine.wait_until_started();
   ASSERT_EQ(report.size(), 2u);
@@ -85,23 +82,13 @@ TEST(EngineMixedHost, LateNeverAndLostGpusBesideTheCpuDeliverEveryItemInOrder) {
   auto options = cpu_and_simulated({0, 1, 2});
   options.delivery = Delivery::in_order;
   options.rerun_on_device_loss = true;
-  std::mutex m;
-  std::vector<std::size_t> order;
-  options.on_complete = [&](const ItemResult& r) {
-    std::lock_guard lock(m);
-    order.push_back(r.index);
-  };
+  DeliveryOrder order;
+  options.on_complete = order.callback();
   Engine engine(sc.operation(), options);
   const ItemsRun run = run_items(engine, 300);
-  ASSERT_EQ(run.results.size(), 300u);
   std::map<int, int> per_device;
-  for (std::size_t i = 0; i < run.results.size(); ++i) {
-    ASSERT_TRUE(run.results[i].ok()) << run.results[i].error;
-    EXPECT_TRUE(run.plus_one(i)) << i;
-    ++per_device[run.results[i].device];
-  }
-  ASSERT_EQ(order.size(), 300u);
-  for (std::size_t i = 0; i < order.size(); ++i) ASSERT_EQ(order[i], i);
+  ASSERT_NO_FATAL_FAILURE(run.expect_all_right(300, [&](const ItemResult& r) { ++per_device[r.device]; }));
+  order.expect_in_order(300);
   EXPECT_GT(per_device[kCpuDevice], 0);
   EXPECT_GT(per_device[0], 0) << "the late GPU took no work";
   EXPECT_EQ(per_device.count(1), 0u) << "a GPU that never started ran items";

@@ -7,8 +7,10 @@
 #include <gtest/gtest.h>
 
 #include <array>
+#include <span>
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 namespace streampipe::pipeline::detail {
 namespace {
@@ -21,6 +23,18 @@ Operation same_size(int* calls = nullptr) {
     return n;
   };
   return op;
+}
+
+// An operation that does not say how large its output is.
+Operation unsized() {
+  Operation op;
+  op.name = "unsized";
+  return op;
+}
+
+// An item of span input `in` and output `out` (none if empty).
+Item spans(std::span<const std::byte> in, std::span<std::byte> out = {}, std::string label = {}) {
+  return make_item(in, out, std::move(label));
 }
 
 // The message validate_item() throws, or "accepted".
@@ -69,37 +83,23 @@ TEST(ItemValidation, OutputIsASpanOrAConsumeStage) {
 
 TEST(ItemValidation, ConsumingASpanInputNeedsTheOutputSize) {
   Buffers b;
-  Item item;
-  item.in = b.in;
+  Item item = spans(b.in);
   item.consume = [](std::span<const std::byte>) {};
-  Operation unsized;
-  unsized.name = "unsized";
-  EXPECT_EQ(verdict(item, 1, unsized), "item 1: a consume stage on a span input needs Operation::output_bytes");
+  EXPECT_EQ(verdict(item, 1, unsized()), "item 1: a consume stage on a span input needs Operation::output_bytes");
   EXPECT_EQ(verdict(item, 1, same_size()), "accepted");
 
   Item produced;  // a produce stage declares its own output size
   produced.produce = [](StagingInput&) {};
   produced.consume = [](std::span<const std::byte>) {};
-  EXPECT_EQ(verdict(produced, 1, unsized), "accepted");
+  EXPECT_EQ(verdict(produced, 1, unsized()), "accepted");
 }
 
 TEST(ItemValidation, OutputSpanMustHaveTheOperationsSize) {
   Buffers b;
-  Item missing;
-  missing.in = b.in;
-  missing.label = "x";
-  EXPECT_EQ(verdict(missing, 4, same_size()), "item 4 (x): empty output");
-
-  Item short_out;
-  short_out.in = b.in;
-  short_out.out = b.short_out;
-  EXPECT_EQ(verdict(short_out, 5, same_size()),
+  EXPECT_EQ(verdict(spans(b.in, {}, "x"), 4, same_size()), "item 4 (x): empty output");
+  EXPECT_EQ(verdict(spans(b.in, b.short_out), 5, same_size()),
             "item 5: output is 3 bytes but operation 'copy' produces 4 from 4 input bytes");
-
-  Item right;
-  right.in = b.in;
-  right.out = b.out;
-  EXPECT_EQ(verdict(right, 6, same_size()), "accepted");
+  EXPECT_EQ(verdict(spans(b.in, b.out), 6, same_size()), "accepted");
 }
 
 TEST(ItemValidation, AnOperationWithoutOutputMayHaveNoOutputSpan) {
@@ -107,22 +107,15 @@ TEST(ItemValidation, AnOperationWithoutOutputMayHaveNoOutputSpan) {
   Operation sink;
   sink.name = "sink";
   sink.output_bytes = [](std::size_t) { return std::size_t{0}; };
-  Item item;
-  item.in = b.in;
-  EXPECT_EQ(verdict(item, 0, sink), "accepted");
-  item.out = b.out;
-  EXPECT_EQ(verdict(item, 0, sink), "item 0: output is 4 bytes but operation 'sink' produces 0 from 4 input bytes");
+  EXPECT_EQ(verdict(spans(b.in), 0, sink), "accepted");
+  EXPECT_EQ(verdict(spans(b.in, b.out), 0, sink),
+            "item 0: output is 4 bytes but operation 'sink' produces 0 from 4 input bytes");
 }
 
 TEST(ItemValidation, WithoutOutputBytesAnyOutputSpanGoes) {
   Buffers b;
-  Operation unsized;
-  unsized.name = "unsized";
-  Item item;
-  item.in = b.in;
-  EXPECT_EQ(verdict(item, 0, unsized), "accepted");
-  item.out = b.short_out;
-  EXPECT_EQ(verdict(item, 0, unsized), "accepted");
+  EXPECT_EQ(verdict(spans(b.in), 0, unsized()), "accepted");
+  EXPECT_EQ(verdict(spans(b.in, b.short_out), 0, unsized()), "accepted");
 }
 
 TEST(ItemValidation, ProduceItemsAreNotCheckedAgainstTheOutputSize) {
@@ -138,10 +131,7 @@ TEST(ItemValidation, ProduceItemsAreNotCheckedAgainstTheOutputSize) {
 TEST(ItemValidation, AsksForTheOutputSizeOnce) {
   Buffers b;
   int calls = 0;
-  Item item;
-  item.in = b.in;
-  item.out = b.short_out;
-  EXPECT_NE(verdict(item, 0, same_size(&calls)), "accepted");
+  EXPECT_NE(verdict(spans(b.in, b.short_out), 0, same_size(&calls)), "accepted");
   EXPECT_EQ(calls, 1);
 }
 
@@ -151,8 +141,7 @@ TEST(ItemValidation, AsksForTheOutputSizeOnce) {
 TEST(ItemValidation, ReturnsTheOutputSizeAndSizesConsumeStagesAtSubmission) {
   Buffers b;
   int calls = 0;
-  Item consumed;
-  consumed.in = b.in;
+  Item consumed = spans(b.in);
   consumed.consume = [](std::span<const std::byte>) {};
   Operation doubled;
   doubled.name = "double";
@@ -170,12 +159,8 @@ TEST(ItemValidation, ReturnsTheOutputSizeAndSizesConsumeStagesAtSubmission) {
   EXPECT_EQ(calls, 1);
   EXPECT_EQ(validate_item(consumed, 0, same_size()), 4u);
 
-  Item spans;
-  spans.in = b.in;
-  spans.out = b.out;
-  EXPECT_EQ(validate_item(spans, 0, same_size()), 4u);
-  spans.out = b.short_out;
-  EXPECT_EQ(validate_item(spans, 0, Operation{}), 3u);  // unsized operation: the span's size
+  EXPECT_EQ(validate_item(spans(b.in, b.out), 0, same_size()), 4u);
+  EXPECT_EQ(validate_item(spans(b.in, b.short_out), 0, Operation{}), 3u);  // unsized operation: the span's size
 
   Item produced;
   produced.produce = [](StagingInput&) {};

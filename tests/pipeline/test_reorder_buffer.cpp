@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <initializer_list>
 #include <memory>
 #include <numeric>
 #include <random>
@@ -18,10 +19,21 @@
 namespace streampipe::pipeline::detail {
 namespace {
 
+// Pushes each index with itself as the value, in the order given.
+void push_each(ReorderBuffer<int>& buffer, std::initializer_list<int> indices) {
+  for (const int i : indices) buffer.push(static_cast<std::size_t>(i), i);
+}
+
 std::vector<int> pop_all(ReorderBuffer<int>& buffer) {
   std::vector<int> out;
   while (auto v = buffer.pop()) out.push_back(*v);
   return out;
+}
+
+// What leaves once `index` (with itself as the value) arrives.
+std::vector<int> released_by(ReorderBuffer<int>& buffer, int index) {
+  push_each(buffer, {index});
+  return pop_all(buffer);
 }
 
 TEST(ReorderBuffer, InOrderValuesLeaveAtOnce) {
@@ -37,49 +49,39 @@ TEST(ReorderBuffer, InOrderValuesLeaveAtOnce) {
 
 TEST(ReorderBuffer, LaterValuesWaitForTheGap) {
   ReorderBuffer<int> buffer;
-  buffer.push(2, 2);
-  buffer.push(1, 1);
+  push_each(buffer, {2, 1});
   EXPECT_TRUE(pop_all(buffer).empty());
   EXPECT_EQ(buffer.held(), 2u);
-  buffer.push(0, 0);
-  EXPECT_EQ(pop_all(buffer), (std::vector<int>{0, 1, 2}));
+  EXPECT_EQ(released_by(buffer, 0), (std::vector<int>{0, 1, 2}));
   EXPECT_EQ(buffer.next(), 3u);
   EXPECT_EQ(buffer.held(), 0u);
 }
 
 TEST(ReorderBuffer, EachGapHoldsOnlyWhatFollowsIt) {
   ReorderBuffer<int> buffer;
-  buffer.push(0, 0);
-  buffer.push(2, 2);
-  buffer.push(3, 3);
-  buffer.push(5, 5);
+  push_each(buffer, {0, 2, 3, 5});
   EXPECT_EQ(pop_all(buffer), std::vector<int>{0});
-  buffer.push(1, 1);
-  EXPECT_EQ(pop_all(buffer), (std::vector<int>{1, 2, 3}));
+  EXPECT_EQ(released_by(buffer, 1), (std::vector<int>{1, 2, 3}));
   EXPECT_EQ(buffer.next(), 4u);
   EXPECT_EQ(buffer.held(), 1u);
-  buffer.push(4, 4);
-  EXPECT_EQ(pop_all(buffer), (std::vector<int>{4, 5}));
+  EXPECT_EQ(released_by(buffer, 4), (std::vector<int>{4, 5}));
 }
 
 TEST(ReorderBuffer, ARepeatedIndexIsRefusedAndChangesNothing) {
   ReorderBuffer<int> buffer;
-  buffer.push(0, 0);
-  buffer.push(2, 2);
+  push_each(buffer, {0, 2});
   EXPECT_THROW(buffer.push(2, 99), std::logic_error);  // waiting
   EXPECT_EQ(pop_all(buffer), std::vector<int>{0});
   EXPECT_THROW(buffer.push(0, 99), std::logic_error);  // already delivered
   EXPECT_EQ(buffer.held(), 1u);
   EXPECT_EQ(buffer.next(), 1u);
-  buffer.push(1, 1);
-  EXPECT_EQ(pop_all(buffer), (std::vector<int>{1, 2}));
+  EXPECT_EQ(released_by(buffer, 1), (std::vector<int>{1, 2}));
 }
 
 TEST(ReorderBuffer, AnIndexBeyondAnyMemoryIsRefused) {
   ReorderBuffer<int> buffer;
   EXPECT_THROW(buffer.push(SIZE_MAX, 1), std::length_error);
-  buffer.push(0, 0);
-  EXPECT_EQ(pop_all(buffer), std::vector<int>{0});
+  EXPECT_EQ(released_by(buffer, 0), std::vector<int>{0});
 }
 
 TEST(ReorderBuffer, MoveOnlyValues) {
@@ -99,8 +101,7 @@ TEST(ReorderBuffer, GrowsWhileWrappedWithoutReordering) {
   ReorderBuffer<int> buffer;
   for (int i = 0; i < 10; ++i) buffer.push(static_cast<std::size_t>(i), i);
   ASSERT_EQ(pop_all(buffer).size(), 10u);  // the ring's start is now inside it
-  buffer.push(12, 12);
-  buffer.push(11, 11);
+  push_each(buffer, {12, 11});
   buffer.push(17, 17);  // 7 ahead: past the end of the ring of 16, at its front
   buffer.push(40, 40);  // 30 ahead: grows while the waiting values wrap around
   for (int i = 39; i >= 13; --i)

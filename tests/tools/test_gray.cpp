@@ -96,14 +96,13 @@ std::vector<fs::path> outputs_of(const std::vector<Job>& jobs) {
 
 TEST(GrayPlan, FilesAndFoldersMirrorTheirNames) {
   TempDir d;
-  write_png(d / "in/a.png", random_image(3, 3, 3, 8, 1));
-  write_jpeg(d / "in/b.JPEG", random_image(3, 3, 3, 8, 2));
-  write_png(d / "in/sub/c.png", random_image(3, 3, 3, 8, 3));
+  write_small_png(d / "in/a.png", 1);
+  write_small_jpeg(d / "in/b.JPEG", 2);
+  write_small_png(d / "in/sub/c.png", 3);
   write_bytes(d / "in/notes.txt", "hello", 5);
-  write_png(d / "single/photo.jpg", random_image(3, 3, 3, 8, 4));  // a PNG named .jpg
+  write_small_png(d / "single/photo.jpg", 4);  // a PNG named .jpg
 
-  PlanOptions o;
-  o.output_dir = d / "out";
+  PlanOptions o = plan_into(d / "out");
   const std::vector<fs::path> inputs = {d / "in", d / "single/photo.jpg"};
   auto jobs = plan_jobs(inputs, o);
   EXPECT_EQ(outputs_of(jobs), (std::vector<fs::path>{d / "out/a.png", d / "out/b.png", d / "out/photo.png"}));
@@ -117,10 +116,9 @@ TEST(GrayPlan, FilesAndFoldersMirrorTheirNames) {
 
 TEST(GrayPlan, RecursionSkipsTheOutputFolder) {
   TempDir d;
-  write_png(d / "a.png", random_image(3, 3, 3, 8, 1));
-  write_png(d / "gray/old.png", random_image(3, 3, 1, 8, 2));
-  PlanOptions o;
-  o.output_dir = d / "gray";
+  write_small_png(d / "a.png", 1);
+  write_small_png(d / "gray/old.png", 2, 1);
+  PlanOptions o = plan_into(d / "gray");
   o.recursive = true;
   const std::vector<fs::path> inputs = {d.path()};
   const auto jobs = plan_jobs(inputs, o);
@@ -130,12 +128,11 @@ TEST(GrayPlan, RecursionSkipsTheOutputFolder) {
 
 TEST(GrayPlan, BadUsageIsRefusedBeforeAnyWork) {
   TempDir d;
-  write_png(d / "x/a.png", random_image(3, 3, 3, 8, 1));
-  write_jpeg(d / "x/a.jpg", random_image(3, 3, 3, 8, 2));
-  write_png(d / "y/a.png", random_image(3, 3, 3, 8, 3));
+  write_small_png(d / "x/a.png", 1);
+  write_small_jpeg(d / "x/a.jpg", 2);
+  write_small_png(d / "y/a.png", 3);
   fs::create_directories(d / "empty");
-  PlanOptions o;
-  o.output_dir = d / "out";
+  PlanOptions o = plan_into(d / "out");
 
   std::vector<fs::path> in = {d / "missing.png"};
   EXPECT_NE(plan_error([&] { (void)plan_jobs(in, o); }).find("missing.png: no such file"), std::string::npos);
@@ -160,10 +157,9 @@ TEST(GrayPlan, BadUsageIsRefusedBeforeAnyWork) {
 
 TEST(GrayPlan, ExistingOutputsNeedForce) {
   TempDir d;
-  write_png(d / "a.png", random_image(3, 3, 3, 8, 1));
+  write_small_png(d / "a.png", 1);
   write_bytes(d / "out/a.png", "old", 3);
-  PlanOptions o;
-  o.output_dir = d / "out";
+  PlanOptions o = plan_into(d / "out");
   const std::vector<fs::path> in = {d / "a.png"};
   const std::string e = plan_error([&] { (void)plan_jobs(in, o); });
   EXPECT_NE(e.find("exist already"), std::string::npos) << e;
@@ -177,12 +173,11 @@ TEST(GrayPlan, ExistingOutputsNeedForce) {
 // (8-bit gray) may be replaced, so that a run can be repeated.
 TEST(GrayPlan, AnOutputFolderInsideTheScannedTreeSparesItsOriginals) {
   TempDir d;
-  write_png(d / "a.png", random_image(3, 3, 3, 8, 1));
-  write_png(d / "b.png", random_image(3, 3, 3, 8, 2));
-  write_png(d / "gray/a.png", random_image(3, 3, 1, 8, 3));  // an earlier output
+  write_small_png(d / "a.png", 1);
+  write_small_png(d / "b.png", 2);
+  write_small_png(d / "gray/a.png", 3, 1);  // an earlier output
   write_png(d / "gray/b.png", random_image(5, 5, 3, 8, 4));  // an original that was there
-  PlanOptions o;
-  o.output_dir = d / "gray";
+  PlanOptions o = plan_into(d / "gray");
   o.recursive = true;
   o.force = true;
   const std::vector<fs::path> in = {d.path()};

@@ -75,6 +75,21 @@ inline void write_jpeg(const fs::path& path, const io::Image& img, int quality =
   write_bytes(path, data.data(), data.size());
 }
 
+// A 3 x 3 8-bit image from `seed`, for tests of names and plans, where the pixels do not matter.
+inline void write_small_png(const fs::path& path, unsigned seed, int channels = 3) {
+  write_png(path, random_image(3, 3, channels, 8, seed));
+}
+inline void write_small_jpeg(const fs::path& path, unsigned seed) {
+  write_jpeg(path, random_image(3, 3, 3, 8, seed));
+}
+
+// A plan's options with its outputs under `out`.
+inline PlanOptions plan_into(const fs::path& out) {
+  PlanOptions o;
+  o.output_dir = out;
+  return o;
+}
+
 inline std::vector<std::uint8_t> read_bytes(const fs::path& path) {
   std::ifstream in(path, std::ios::binary);
   return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};

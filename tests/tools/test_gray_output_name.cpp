@@ -40,10 +40,9 @@ TEST(GrayOutputName, BadPatternsAreNamed) {
 
 TEST(GrayOutputName, AFolderWithXJpgAndXPngConvertsUnderExt) {
   TempDir d;
-  write_png(d / "in/x.png", random_image(3, 3, 3, 8, 1));
-  write_jpeg(d / "in/x.jpg", random_image(3, 3, 3, 8, 2));
-  PlanOptions o;
-  o.output_dir = d / "out";
+  write_small_png(d / "in/x.png", 1);
+  write_small_jpeg(d / "in/x.jpg", 2);
+  PlanOptions o = plan_into(d / "out");
   const std::vector<fs::path> inputs = {d / "in"};
   const std::string clash = plan_error([&] { (void)plan_jobs(inputs, o); });
   EXPECT_NE(clash.find("would both be written to"), std::string::npos) << clash;
@@ -57,10 +56,9 @@ TEST(GrayOutputName, AFolderWithXJpgAndXPngConvertsUnderExt) {
 
 TEST(GrayOutputName, FilesOfOneNameFromTwoFoldersNeedTwoOutputFolders) {
   TempDir d;
-  write_png(d / "a/x.png", random_image(3, 3, 3, 8, 1));
-  write_png(d / "b/x.png", random_image(3, 3, 3, 8, 2));
-  PlanOptions o;
-  o.output_dir = d / "out";
+  write_small_png(d / "a/x.png", 1);
+  write_small_png(d / "b/x.png", 2);
+  PlanOptions o = plan_into(d / "out");
   const std::vector<fs::path> inputs = {d / "a/x.png", d / "b/x.png"};
   const std::string clash = plan_error([&] { (void)plan_jobs(inputs, o); });
   EXPECT_NE(clash.find("different output folders"), std::string::npos) << clash;
@@ -68,10 +66,9 @@ TEST(GrayOutputName, FilesOfOneNameFromTwoFoldersNeedTwoOutputFolders) {
 
 TEST(GrayPlan, AFileGivenTwiceIsConvertedOnce) {
   TempDir d;
-  write_png(d / "in/a.png", random_image(3, 3, 3, 8, 1));
-  write_png(d / "in/b.png", random_image(3, 3, 3, 8, 2));
-  PlanOptions o;
-  o.output_dir = d / "out";
+  write_small_png(d / "in/a.png", 1);
+  write_small_png(d / "in/b.png", 2);
+  PlanOptions o = plan_into(d / "out");
   const std::vector<fs::path> inputs = {d / "in/a.png", d / "in/./a.png", d / "in", d / "in/b.png"};
   const auto jobs = plan_jobs(inputs, o);
   ASSERT_EQ(jobs.size(), 2u);

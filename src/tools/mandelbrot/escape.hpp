@@ -32,13 +32,10 @@ SP_MB_HD T add(T a, T b) {
 #endif
 }
 
+// IEEE 754 defines a - b as a + (-b), rounded once: the same bits as __dsub_rn/__fsub_rn.
 template <typename T>
 SP_MB_HD T sub(T a, T b) {
-#if defined(__CUDA_ARCH__)
-  if constexpr (sizeof(T) == 8) return __dsub_rn(a, b); else return __fsub_rn(a, b);
-#else
-  return a - b;
-#endif
+  return add(a, -b);
 }
 
 // c is computed in double for both precisions, then rounded to T.
