@@ -2,7 +2,9 @@
 #pragma once
 // Each subcommand lives in its own file and registers itself:
 //   STREAMPIPE_COMMAND(add_info);          // Command add_info(CLI::App& parent)
-// The benchmarks of bench/ (bench::catalog()) become `bench <name>` subcommands in bench.cpp.
+// Files outside this folder register the same way: bench/cli/ adds `bench`, `demo` and
+// `serve-bench` (the CLI does not depend on the benchmarks; they depend on this kit).
+// `streampipe --help` lists the commands alphabetically (by factory name).
 // A command's run function returns the exit status: 0 success, 1 a failure in the work,
 // 2 bad usage (CLI11 parse errors and UsageError map to 2 in main). What a command writes
 // follows outputs.hpp; its --help ends with two or three examples (set_examples) and reads as
@@ -14,11 +16,8 @@
 #include <initializer_list>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
-
-namespace streampipe::bench {
-struct Benchmark;
-}
 
 namespace streampipe::cli {
 
@@ -29,12 +28,24 @@ struct Command {
 
 using CommandFactory = Command (*)(CLI::App& parent);
 
-// The registry filled by static initializers in the command files (all compiled into the
-// executable itself, so none is dropped by the linker), in the order the files are linked.
-std::vector<CommandFactory>& command_registry();
+struct RegisteredCommand {
+  std::string_view factory;  // the factory's name, add_<command>: what --help is ordered by
+  CommandFactory make;
+};
+
+// The registry filled by static initializers in the command files: this folder's and
+// bench/cli's (`bench`, `demo`, `serve-bench`), all compiled into the executable itself,
+// not taken from an archive, so none is dropped by the linker. They run in an order the
+// linker and unity batches choose: main sorts the registry by name before use.
+inline std::vector<RegisteredCommand>& command_registry() {
+  static std::vector<RegisteredCommand> registry;
+  return registry;
+}
 
 struct Registration {
-  Registration(std::vector<CommandFactory>& (*registry)(), CommandFactory f) { registry().push_back(f); }
+  Registration(std::vector<RegisteredCommand>& (*registry)(), std::string_view name, CommandFactory f) {
+    registry().push_back({name, f});
+  }
 };
 
 // Thrown for bad usage CLI11 cannot see (conflicting values, missing files): exit 2.
@@ -50,16 +61,8 @@ bool resolve_backend(const std::string& backend);
 // common case first).
 void set_examples(CLI::App& app, std::initializer_list<std::string> command_lines);
 
-// `benchmark` as the subcommand `name` of `parent`: its declared parameters and outputs as
-// options, with --json FILE|-, --runs, --warmup, --device and --force (bench.cpp); `example`
-// ends its --help after the plain command.
-Command add_benchmark(CLI::App& parent, const bench::Benchmark& benchmark, const std::string& name,
-                      const std::string& example);
-
 }  // namespace streampipe::cli
 
-#define SP_CLI_CONCAT2(a, b) a##b
-#define SP_CLI_CONCAT(a, b) SP_CLI_CONCAT2(a, b)
-#define STREAMPIPE_COMMAND(factory)                                                    \
-  static const ::streampipe::cli::Registration SP_CLI_CONCAT(sp_command_, __LINE__)(   \
-      ::streampipe::cli::command_registry, factory)
+// Named after the factory, so that two registrations never clash in one unity batch.
+#define STREAMPIPE_COMMAND(factory) \
+  static const ::streampipe::cli::Registration sp_command_##factory(::streampipe::cli::command_registry, #factory, factory)

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "file_identity.hpp"
 
+#include <array>
 #include <cerrno>
 #include <sys/stat.h>
 #include <system_error>
@@ -8,14 +9,23 @@
 namespace streampipe::cli {
 namespace {
 
+// Each kind of file lstat reports, with its name in messages: one table for both ways.
+struct KindEntry {
+  FileKind kind;
+  mode_t type;  // the S_IFMT bits
+  std::string_view words;
+};
+constexpr std::array<KindEntry, 7> kKinds = {{{FileKind::regular, S_IFREG, "a regular file"},
+                                              {FileKind::directory, S_IFDIR, "a folder"},
+                                              {FileKind::symlink, S_IFLNK, "a symbolic link"},
+                                              {FileKind::character_device, S_IFCHR, "a character device"},
+                                              {FileKind::block_device, S_IFBLK, "a block device"},
+                                              {FileKind::fifo, S_IFIFO, "a FIFO (named pipe)"},
+                                              {FileKind::socket, S_IFSOCK, "a socket"}}};
+
 FileKind kind_of(mode_t mode) noexcept {
-  if (S_ISREG(mode)) return FileKind::regular;
-  if (S_ISDIR(mode)) return FileKind::directory;
-  if (S_ISLNK(mode)) return FileKind::symlink;
-  if (S_ISCHR(mode)) return FileKind::character_device;
-  if (S_ISBLK(mode)) return FileKind::block_device;
-  if (S_ISFIFO(mode)) return FileKind::fifo;
-  if (S_ISSOCK(mode)) return FileKind::socket;
+  for (const KindEntry& k : kKinds)
+    if ((mode & S_IFMT) == k.type) return k.kind;
   return FileKind::other;
 }
 
@@ -41,26 +51,9 @@ FileIdentity identify(const std::string& path) {
 }
 
 std::string_view describe(FileKind kind) noexcept {
-  switch (kind) {
-    case FileKind::absent:
-      return "missing";
-    case FileKind::regular:
-      return "a regular file";
-    case FileKind::directory:
-      return "a folder";
-    case FileKind::symlink:
-      return "a symbolic link";
-    case FileKind::character_device:
-      return "a character device";
-    case FileKind::block_device:
-      return "a block device";
-    case FileKind::fifo:
-      return "a FIFO (named pipe)";
-    case FileKind::socket:
-      return "a socket";
-    case FileKind::other:
-      return "a special file";
-  }
+  if (kind == FileKind::absent) return "missing";
+  for (const KindEntry& k : kKinds)
+    if (k.kind == kind) return k.words;
   return "a special file";
 }
 

@@ -14,6 +14,7 @@
 #include "outputs.hpp"
 #include "ranks.hpp"
 #include "report_option.hpp"
+#include "tool_command.hpp"
 
 #include "streampipe/host/host_info.hpp"
 #include "streampipe/report/json_schema.hpp"
@@ -121,17 +122,16 @@ int run_gray(const GrayFlags& o, const ReportOptions& report_options) {
 }
 
 Command add_gray(CLI::App& parent) {
-  auto* sub = parent.add_subcommand(
-      "gray",
-      "Convert PNG and JPEG files, or folders of them, to 8-bit grayscale (BT.601 luma, OpenCV's rounding) on the "
-      "CPU and every GPU. Prints one summary line; -v prints where the time went. See docs/gray.md.");
-  auto o = std::make_shared<GrayFlags>();
-  add_gray_flags(*sub, *o);
-  auto report = add_report_options(*sub, "one image (one engine item), submitted -> written; on the GPU, H2D, "
-                                           "compute and D2H are its slot's event intervals");
-  set_examples(*sub, {"streampipe gray photos/ -o gray/", "streampipe gray -r photos/ -o gray/ --format jpeg -v",
-                      "streampipe gray photos/ -o gray/ --name '{stem}.{ext}'"});
-  return {sub, [o, report] { return run_gray(*o, *report); }};
+  return add_tool(parent,
+                  {"gray",
+                   "Convert PNG and JPEG files, or folders of them, to 8-bit grayscale (BT.601 luma, OpenCV's "
+                   "rounding) on the CPU and every GPU. Prints one summary line; -v prints where the time went. See "
+                   "docs/gray.md.",
+                   "one image (one engine item), submitted -> written; on the GPU, H2D, compute and D2H are its "
+                   "slot's event intervals"},
+                  add_gray_flags, run_gray,
+                  {"streampipe gray photos/ -o gray/", "streampipe gray -r photos/ -o gray/ --format jpeg -v",
+                   "streampipe gray photos/ -o gray/ --name '{stem}.{ext}'"});
 }
 
 }  // namespace

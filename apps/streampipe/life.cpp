@@ -16,6 +16,7 @@
 #include "outputs.hpp"
 #include "ranks.hpp"
 #include "report_option.hpp"
+#include "tool_command.hpp"
 
 #include "streampipe/tools/life/report.hpp"
 
@@ -101,21 +102,15 @@ int run_life(const LifeFlags& f, const ReportOptions& report_options) {
 }
 
 Command add_life(CLI::App& parent) {
-  auto* sub = parent.add_subcommand(
-      "life",
-      "Conway's Game of Life (B3/S23) on a torus, from a random board or a pattern file, on the GPUs (or the "
-      "CPU); writes populations, PNG frames, or draws on the terminal. See docs/life.md.");
-  auto o = std::make_shared<LifeFlags>();
-  add_life_flags(*sub, *o);
-  auto report = add_report_options(*sub, "one generation of one universe: its enqueue -> the GPU finished it "
-                                           "(compute: its kernel and population count, between two events; no "
-                                           "copies), or its step on the host backend");
-  set_examples(*sub, {"streampipe life --size 4096x4096 -g 1000", "streampipe life --live --size 80x40",
-                      "streampipe life -p glider.rle --size 64x64 -g 200 --snapshot-every 10 -o frames/"});
-  return {sub, [o, sub, report] {
-            o->density_given = sub->get_option("--density")->count() > 0;
-            return run_life(*o, *report);
-          }};
+  return add_tool(parent,
+                  {"life",
+                   "Conway's Game of Life (B3/S23) on a torus, from a random board or a pattern file, on the GPUs "
+                   "(or the CPU); writes populations, PNG frames, or draws on the terminal. See docs/life.md.",
+                   "one generation of one universe: its enqueue -> the GPU finished it (compute: its kernel and "
+                   "population count, between two events; no copies), or its step on the host backend"},
+                  add_life_flags, run_life,
+                  {"streampipe life --size 4096x4096 -g 1000", "streampipe life --live --size 80x40",
+                   "streampipe life -p glider.rle --size 64x64 -g 200 --snapshot-every 10 -o frames/"});
 }
 
 }  // namespace

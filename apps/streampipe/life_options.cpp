@@ -23,8 +23,10 @@ void add_life_flags(CLI::App& app, LifeFlags& o) {
       ->type_name("WHERE");
   app.add_option("-u,--universes", o.universes, "independent universes run at once (seeds seed, seed+1, ...)")
       ->capture_default_str()->transform(whole_number(1, 1024));
-  app.add_option("--density", o.density, "fraction of live cells in the random fill (0 to 1)")
-      ->capture_default_str()->check(finite_number())->check(CLI::Range(0.0, 1.0));
+  const CLI::Option* density =
+      app.add_option("--density", o.density, "fraction of live cells in the random fill (0 to 1)")
+          ->capture_default_str()->check(finite_number())->check(CLI::Range(0.0, 1.0));
+  app.parse_complete_callback([&o, density] { o.density_given = density->count() > 0; });
   app.add_option("--seed", o.seed, "random seed of the first universe (0 or more)")
       ->capture_default_str()
       ->transform(whole_number<std::uint64_t>());

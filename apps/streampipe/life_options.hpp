@@ -43,8 +43,8 @@ struct LifeFlags {
   std::uint64_t max_memory_mib = 0;
 };
 
-// Adds every option but the --report ones to `app`, bound to `flags`; the caller sets
-// flags.density_given from --density's count once parsed.
+// Adds every option but the --report ones to `app`, bound to `flags` (density_given is set
+// when --density is given).
 void add_life_flags(CLI::App& app, LifeFlags& flags);
 // The size and kernel alone (checked before the outputs are claimed).
 [[nodiscard]] tools::life::Options life_shape(const LifeFlags& flags);

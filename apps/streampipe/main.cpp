@@ -14,6 +14,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
@@ -24,11 +25,6 @@
 #include <vector>
 
 namespace streampipe::cli {
-
-std::vector<CommandFactory>& command_registry() {
-  static std::vector<CommandFactory> registry;
-  return registry;
-}
 
 namespace {
 
@@ -68,7 +64,8 @@ int run(int argc, char** argv) {
                                                 CUDART_VERSION / 1000, CUDART_VERSION % 1000 / 10));
 
   std::vector<Command> commands;
-  for (const CommandFactory factory : command_registry()) commands.push_back(factory(app));
+  std::ranges::sort(command_registry(), {}, &RegisteredCommand::factory);  // link order varies
+  for (const RegisteredCommand& command : command_registry()) commands.push_back(command.make(app));
 
   try {
     app.parse(argc, argv);

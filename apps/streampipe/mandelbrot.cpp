@@ -12,6 +12,7 @@
 #include "outputs.hpp"
 #include "ranks.hpp"
 #include "report_option.hpp"
+#include "tool_command.hpp"
 
 #include "streampipe/io/image.hpp"
 #include "streampipe/tools/mandelbrot/report.hpp"
@@ -62,18 +63,15 @@ int run_mandelbrot(const MandelbrotFlags& f, const ReportOptions& report_options
 }
 
 Command add_mandelbrot(CLI::App& parent) {
-  auto* sub = parent.add_subcommand(
-      "mandelbrot",
-      "Render the Mandelbrot set to a PNG on every GPU (or the CPU), checked against a double-precision "
-      "reference on the host. See docs/mandelbrot.md.");
-  auto o = std::make_shared<MandelbrotFlags>();
-  add_mandelbrot_flags(*sub, *o);
-  auto report = add_report_options(*sub, "the whole image, one kernel per device: no H2D; compute between events "
-                                           "on one GPU, first launch -> last band's end on several; enqueue -> counts "
-                                           "on the host");
-  set_examples(*sub, {"streampipe mandelbrot", "streampipe mandelbrot --size 3840x2160 --precision float",
-                      "streampipe mandelbrot --center -0.743,0.131 --width 0.01 -i 5000 -o renders/ --image zoom.png"});
-  return {sub, [o, report] { return run_mandelbrot(*o, *report); }};
+  return add_tool(parent,
+                  {"mandelbrot",
+                   "Render the Mandelbrot set to a PNG on every GPU (or the CPU), checked against a "
+                   "double-precision reference on the host. See docs/mandelbrot.md.",
+                   "the whole image, one kernel per device: no H2D; compute between events on one GPU, first "
+                   "launch -> last band's end on several; enqueue -> counts on the host"},
+                  add_mandelbrot_flags, run_mandelbrot,
+                  {"streampipe mandelbrot", "streampipe mandelbrot --size 3840x2160 --precision float",
+                   "streampipe mandelbrot --center -0.743,0.131 --width 0.01 -i 5000 -o renders/ --image zoom.png"});
 }
 
 }  // namespace

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 // Fuzz target: the command line's argument layer. The input is an argument vector (arguments
 // separated by NUL bytes); the target builds the CLI's command tree from the same registry
-// as main() (apps/streampipe) and parses it, running no command. Parsing must end in
+// as main() (apps/streampipe, and bench/cli's bench commands) and parses it, running no
+// command. Parsing must end in
 // success, a CLI11 parse error or a UsageError (main's exit 2); any other exception means
 // bad usage would be reported as a failure of the work (exit 1), and escapes as a finding.
 
@@ -36,7 +37,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   app.require_subcommand(1);
   app.set_version_flag("--version", "streampipe fuzz");
   std::vector<Command> commands;
-  for (const CommandFactory factory : command_registry()) commands.push_back(factory(app));
+  for (const RegisteredCommand& command : command_registry()) commands.push_back(command.make(app));
   try {
     app.parse(static_cast<int>(arguments.size()), argv.data());
   } catch (const CLI::ParseError&) {

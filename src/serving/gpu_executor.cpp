@@ -20,15 +20,43 @@
 
 namespace streampipe::serving {
 
+namespace {
+
+template <typename T>
+PinnedBuffer<T> pinned_table(std::size_t count, const std::optional<HostResourceRef>& resource) {
+  return resource ? PinnedBuffer<T>(count, *resource) : PinnedBuffer<T>(count);
+}
+
+}  // namespace
+
 // A slot holds one batch in flight: its pinned staging, row tables and events (core's
 // SlotEvents, as the engine's lanes time theirs). The device buffers and the model's scratch are the
 // lane's, shared by both slots: the lane's one stream orders the second batch's upload
 // after the first batch's download.
 struct GpuExecutor::Slot {
   Slot(const Device& d, EventWait wait) : events(d, EventTiming::enabled, EventWait::spin, wait) {}
-  // Staging, lent by PinnedPool::global() as the engine's is: every row with copied I/O;
-  // with mapped I/O the rows of requests not pinned.
-  PinnedBlock in_block, out_block;
+
+  // `count` floats of page-locked staging: from `resource` when there is one, else lent by
+  // PinnedPool::global() as the engine's staging is.
+  class Staging {
+   public:
+    std::span<float> take(std::size_t count, const std::optional<HostResourceRef>& resource) {
+      if (resource) {
+        owned_ = PinnedBuffer<float>(count, *resource);
+        return owned_.span();
+      }
+      block_ = PinnedPool::global().acquire(count * sizeof(float));
+      return block_.as<float>();
+    }
+
+   private:
+    PinnedBlock block_;
+    PinnedBuffer<float> owned_;
+  };
+
+  // Staging (GpuExecutorOptions::staging_memory): every row with copied I/O; with mapped I/O
+  // the rows of requests not pinned.
+  Staging in_staging, out_staging;
   std::span<float> h_in, h_out;
   // Mapped I/O: where the model reads row r and writes it, and the staging and those tables
   // as the device addresses them.
@@ -115,16 +143,14 @@ void GpuExecutor::prepare(std::span<const std::size_t> buckets) {
   for (auto& lane_ptr : lanes_) {
     Lane& lane = *lane_ptr;
     for (Slot& slot : lane.slots) {
-      slot.in_block = PinnedPool::global().acquire(largest * in * sizeof(float));
-      slot.out_block = PinnedPool::global().acquire(largest * out * sizeof(float));
-      slot.h_in = slot.in_block.as<float>();
-      slot.h_out = slot.out_block.as<float>();
+      slot.h_in = slot.in_staging.take(largest * in, options_.staging_memory);
+      slot.h_out = slot.out_staging.take(largest * out, options_.staging_memory);
       std::fill(slot.h_in.begin(), slot.h_in.end(), 0.0f);
       if (mapped) {
         slot.mapped_in = device_view(slot.h_in.data());
         slot.mapped_out = device_view(slot.h_out.data());
-        slot.in_rows = PinnedBuffer<const float*>(largest);
-        slot.out_rows = PinnedBuffer<float*>(largest);
+        slot.in_rows = pinned_table<const float*>(largest, options_.staging_memory);
+        slot.out_rows = pinned_table<float*>(largest, options_.staging_memory);
         slot.mapped_in_rows = device_view(slot.in_rows.data());
         slot.mapped_out_rows = device_view(slot.out_rows.data());
         // Warm-up runs compute on the zeroed staging, never on uninitialized memory.
@@ -132,8 +158,9 @@ void GpuExecutor::prepare(std::span<const std::size_t> buckets) {
       }
     }
     if (!mapped) {
-      lane.d_in = DeviceBuffer<float>(device_, largest * in);
-      lane.d_out = DeviceBuffer<float>(device_, largest * out);
+      const DeviceResourceRef memory = options_.device_memory.value_or(cuda_malloc_resource());
+      lane.d_in = DeviceBuffer<float>(largest * in, lane.stream.ref(), memory);
+      lane.d_out = DeviceBuffer<float>(largest * out, lane.stream.ref(), memory);
       // Warm-up runs compute on zeros, never on uninitialized memory.
       SP_CUDA_CHECK(cudaMemsetAsync(lane.d_in.data(), 0, lane.d_in.bytes(), lane.stream.handle()));
     }

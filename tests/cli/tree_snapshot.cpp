@@ -72,6 +72,13 @@ TreeSnapshot TreeSnapshot::of(const fs::path& root) {
   return s;
 }
 
+std::vector<std::string> TreeSnapshot::files() const {
+  std::vector<std::string> out;
+  for (const auto& [path, what] : entries_)
+    if (what.starts_with("file ")) out.push_back(path);
+  return out;
+}
+
 std::vector<std::string> TreeSnapshot::added(const TreeSnapshot& after) const {
   std::vector<std::string> out;
   for (const auto& [path, what] : after.entries_)

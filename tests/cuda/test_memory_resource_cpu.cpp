@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 // Device buffers take their memory from the resource they are given, and give it back to it
-// on the stream it came from. The resource here hands out host memory, so nothing touches a
-// device: the buffers only call it.
+// on the stream it came from; pinned buffers the same from a host resource. The resources
+// here hand out plain host memory, so nothing touches a device: the buffers only call them.
 
 #include "streampipe/cuda/device_buffer.hpp"
 #include "streampipe/cuda/memory_resource.hpp"
+#include "streampipe/cuda/pinned_buffer.hpp"
+#include "support/counting_resources.hpp"
 
 #include <gtest/gtest.h>
 
@@ -13,6 +15,7 @@
 #include <stdexcept>
 #include <type_traits>
 #include <utility>
+#include <vector>
 
 namespace streampipe {
 namespace {
@@ -92,6 +95,46 @@ TEST(MemoryResource, OverflowIsCheckedBeforeTheResourceIsAsked) {
   HostBackedResource mr;
   EXPECT_THROW((DeviceBuffer<double>(static_cast<std::size_t>(-1), fake_stream(1), mr)), std::length_error);
   EXPECT_EQ(mr.allocations, 0);
+}
+
+// Counts what a pinned buffer asks of it; the memory is plain malloc's.
+class MallocHostResource final : public HostMemoryResource {
+ public:
+  testing::AllocationLedger ledger;
+
+ private:
+  void* do_allocate(std::size_t bytes) override {
+    void* p = std::malloc(bytes);
+    if (p == nullptr) throw std::bad_alloc();
+    ledger.allocated(p, bytes);
+    return p;
+  }
+  void do_deallocate(void* p, std::size_t bytes) noexcept override {
+    ledger.deallocated(p, bytes);
+    std::free(p);
+  }
+};
+
+TEST(MemoryResource, PinnedBufferAllocatesAndFreesThroughAHostResource) {
+  MallocHostResource mr;
+  {
+    PinnedBuffer<float> a(16, mr);
+    PinnedBuffer<float> b(4, mr);
+    EXPECT_EQ(mr.ledger.counts().sizes, (std::vector<std::size_t>{16 * sizeof(float), 4 * sizeof(float)}));
+    a[15] = 1.0f;
+    b = std::move(a);  // gives b's first memory back, takes a's with its resource
+    EXPECT_EQ(a.data(), nullptr);
+    EXPECT_EQ(b.size(), 16u);
+    EXPECT_EQ(mr.ledger.counts().deallocations, 1);
+    const PinnedBuffer<float> empty(0, mr);  // asks for nothing
+    EXPECT_EQ(mr.ledger.counts().allocations, 2);
+  }
+  const auto c = mr.ledger.counts();
+  EXPECT_EQ(c.deallocations, 2);
+  EXPECT_EQ(c.live_bytes, 0u);
+  EXPECT_EQ(c.mismatches, 0);
+  EXPECT_THROW((PinnedBuffer<double>(static_cast<std::size_t>(-1), mr)), std::length_error);
+  EXPECT_EQ(mr.ledger.counts().allocations, 2);
 }
 
 TEST(MemoryResource, BuiltInResourcesAreDistinctAndStable) {

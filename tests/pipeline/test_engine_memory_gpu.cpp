@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 // EngineOptions::device_memory: every device allocation of an engine's GPU lanes goes
 // through the resource given, and all of it goes back; EngineOptions::staging_memory: the
-// pinned staging of pageable input and output comes from the host resource given. The counting resource below takes its
-// memory with cudaMalloc, so that the device's stream-ordered pool (what the lanes use by
-// default) must see no use at all during the run: anything allocated around the resource
-// would show there.
+// pinned staging of pageable input and output comes from the host resource given. The
+// counting device resource (support/counting_resources.hpp) takes its memory with
+// cudaMalloc, so that the device's stream-ordered pool (what the lanes use by default) must
+// see no use at all during the run: anything allocated around the resource would show there.
 
 #include "streampipe/cuda/device_buffer.hpp"
 #include "streampipe/cuda/error.hpp"
@@ -13,13 +13,12 @@
 #include "streampipe/ops/pipeline_ops.hpp"
 #include "streampipe/pipeline/engine.hpp"
 #include "streampipe/pipeline/item_descriptor.hpp"
+#include "support/counting_resources.hpp"
 #include "support/gpu.hpp"
 
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
-#include <map>
-#include <mutex>
 #include <random>
 #include <utility>
 #include <vector>
@@ -27,76 +26,9 @@
 namespace streampipe::pipeline {
 namespace {
 
-class CountingResource final : public DeviceMemoryResource {
- public:
-  struct Counts {
-    int allocations = 0, deallocations = 0, mismatches = 0;
-    std::size_t live_bytes = 0;
-    std::vector<std::size_t> sizes;
-  };
-  [[nodiscard]] Counts counts() const {
-    const std::lock_guard lock(mutex_);
-    return counts_;
-  }
-
- private:
-  void* do_allocate(StreamRef stream, std::size_t bytes) override {
-    void* p = cuda_malloc_resource().allocate(stream, bytes);
-    const std::lock_guard lock(mutex_);
-    live_[p] = bytes;
-    ++counts_.allocations;
-    counts_.live_bytes += bytes;
-    counts_.sizes.push_back(bytes);
-    return p;
-  }
-  void do_deallocate(StreamRef stream, void* p, std::size_t bytes) noexcept override {
-    {
-      const std::lock_guard lock(mutex_);
-      const auto it = live_.find(p);
-      if (it == live_.end() || it->second != bytes) {
-        ++counts_.mismatches;
-      } else {
-        live_.erase(it);
-        counts_.live_bytes -= bytes;
-      }
-      ++counts_.deallocations;
-    }
-    cuda_malloc_resource().deallocate(stream, p, bytes);
-  }
-
-  mutable std::mutex mutex_;
-  std::map<void*, std::size_t> live_;
-  Counts counts_;
-};
-
-// Page-locked memory from cudaMallocHost, counted.
-class CountingPinnedResource final : public HostMemoryResource {
- public:
-  [[nodiscard]] std::pair<int, std::size_t> allocations_and_live_bytes() const {
-    const std::lock_guard lock(mutex_);
-    return {allocations_, live_bytes_};
-  }
-
- private:
-  void* do_allocate(std::size_t bytes) override {
-    void* p = nullptr;
-    SP_CUDA_CHECK(cudaMallocHost(&p, bytes));
-    const std::lock_guard lock(mutex_);
-    ++allocations_;
-    live_bytes_ += bytes;
-    return p;
-  }
-  void do_deallocate(void* p, std::size_t bytes) noexcept override {
-    {
-      const std::lock_guard lock(mutex_);
-      live_bytes_ -= bytes;
-    }
-    SP_CUDA_CHECK_NOTHROW(cudaFreeHost(p));
-  }
-  mutable std::mutex mutex_;
-  int allocations_ = 0;
-  std::size_t live_bytes_ = 0;
-};
+using streampipe::testing::CountingDeviceResource;
+using streampipe::testing::CountingPinnedResource;
+using streampipe::testing::ResourceCounts;
 
 std::uint64_t pool_attribute(cudaMemPool_t pool, cudaMemPoolAttr attr) {
   std::uint64_t v = 0;
@@ -145,7 +77,7 @@ EngineOptions gpu_with(DeviceMemoryResource& resource, int lanes) {
 
 // Runs the engine; checks that the stream-ordered pool saw no use (nothing went around
 // `resource`) and that everything allocated came back. Returns the counts.
-CountingResource::Counts expect_all_through(const CountingResource& resource, const EngineOptions& options,
+ResourceCounts expect_all_through(const CountingDeviceResource& resource, const EngineOptions& options,
                                             std::size_t items, std::size_t n) {
   const std::uint64_t pool_peak = run_affine(options, items, n);
   const auto c = resource.counts();
@@ -158,7 +90,7 @@ CountingResource::Counts expect_all_through(const CountingResource& resource, co
 
 TEST(EngineMemoryGpu, EveryDeviceAllocationGoesThroughTheResource) {
   SP_REQUIRE_GPU();
-  CountingResource resource;
+  CountingDeviceResource resource;
   EngineOptions o = gpu_with(resource, 3);
   o.batch_items = 4;  // the lanes then keep a descriptor table on the device too
   const auto c = expect_all_through(resource, o, 40, 50'001);
@@ -169,7 +101,7 @@ TEST(EngineMemoryGpu, EveryDeviceAllocationGoesThroughTheResource) {
 
 TEST(EngineMemoryGpu, GraphReplayTakesItsRegionsFromTheResource) {
   SP_REQUIRE_GPU();
-  CountingResource resource;
+  CountingDeviceResource resource;
   EngineOptions o = gpu_with(resource, 2);
   o.use_graphs = true;
   EXPECT_GE(expect_all_through(resource, o, 30, 10'007).allocations, 2 * 2);
@@ -177,14 +109,15 @@ TEST(EngineMemoryGpu, GraphReplayTakesItsRegionsFromTheResource) {
 
 TEST(EngineMemoryGpu, PageableInputIsStagedThroughTheHostResource) {
   SP_REQUIRE_GPU();
-  CountingResource device_memory;
+  CountingDeviceResource device_memory;
   CountingPinnedResource staging;
   EngineOptions o = gpu_with(device_memory, 2);
   o.staging_memory = staging;
   (void)run_affine(o, 20, 30'011);  // std::vector in and out: both staged
-  const auto [allocations, live] = staging.allocations_and_live_bytes();
-  EXPECT_GE(allocations, 2);  // an input block and an output staging at least
-  EXPECT_EQ(live, 0u);
+  const ResourceCounts c = staging.counts();
+  EXPECT_GE(c.allocations, 2);  // an input block and an output staging at least
+  EXPECT_EQ(c.live_bytes, 0u);
+  EXPECT_EQ(c.mismatches, 0);
 }
 
 TEST(EngineMemoryGpu, WithoutAResourceTheLanesUseTheStreamOrderedPool) {

@@ -8,7 +8,6 @@
 #include "streampipe/version.hpp"
 
 #include <regex>
-#include <set>
 #include <sstream>
 #include <vector>
 
@@ -17,25 +16,26 @@ namespace {
 
 class CliHelp : public ReportCli {
  protected:
-  // The subcommands `--help` of `command` lists.
-  std::set<std::string> subcommands(const std::string& command) {
-    std::set<std::string> names;
+  // The subcommands `--help` of `command` lists, in its order.
+  std::vector<std::string> subcommands(const std::string& command) {
+    std::vector<std::string> names;
     EXPECT_EQ(run(command + " --help"), 0) << context();
     const auto at = stdout_.find("Subcommands:\n");
     if (at == std::string::npos) return names;
     std::istringstream lines(stdout_.substr(at + 13));
     for (std::string line; std::getline(lines, line) && line.rfind("  ", 0) == 0;) {
       const auto begin = line.find_first_not_of(' ');
-      if (begin == 2) names.insert(line.substr(begin, line.find(' ', begin) - begin));
+      if (begin == 2) names.push_back(line.substr(begin, line.find(' ', begin) - begin));
     }
     return names;
   }
-  // Every command and subcommand, as typed after "streampipe" ("" for the top level).
+  // Every command and subcommand, as typed after "streampipe" ("" for the top level). The
+  // top level lists them alphabetically, whatever order the linker ran their registrations in.
   std::vector<std::string> every_command() {
-    const std::set<std::string> top = subcommands("");
-    EXPECT_EQ(top, (std::set<std::string>{"bench", "demo", "gray", "info", "life", "mandelbrot", "serve-bench"}));
-    const std::set<std::string> benchmarks = subcommands("bench");
-    EXPECT_EQ(benchmarks, (std::set<std::string>{"gray", "jit", "life", "mandelbrot", "serve", "streams"}));
+    const std::vector<std::string> top = subcommands("");
+    EXPECT_EQ(top, (std::vector<std::string>{"bench", "demo", "gray", "info", "life", "mandelbrot", "serve-bench"}));
+    const std::vector<std::string> benchmarks = subcommands("bench");
+    EXPECT_EQ(benchmarks, (std::vector<std::string>{"gray", "jit", "life", "mandelbrot", "serve", "streams"}));
     std::vector<std::string> commands = {""};
     for (const auto& c : top) commands.push_back(c);
     for (const auto& b : benchmarks) commands.push_back("bench " + b);

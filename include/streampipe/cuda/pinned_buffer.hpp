@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 // Page-locked host memory. PinnedBuffer<T> owns a cudaMallocHost allocation (expensive:
-// about 0.5 ms per MiB; reuse it, or take blocks from PinnedPool). HostRegistration pins
-// memory the caller already owns (cudaHostRegister) for its own lifetime.
+// about 0.5 ms per MiB; reuse it, or take blocks from PinnedPool), or memory from a
+// HostMemoryResource it was given, which it gives back to that resource. HostRegistration
+// pins memory the caller already owns (cudaHostRegister) for its own lifetime.
 
 #include "streampipe/cuda/device_buffer.hpp"
 
 #include <cstddef>
+#include <optional>
 #include <span>
 #include <type_traits>
 #include <utility>
@@ -24,14 +26,22 @@ class PinnedBuffer {
 
  public:
   PinnedBuffer() = default;
+  // cudaMallocHost. Throws CudaError, or std::length_error when count × sizeof(T) overflows.
   explicit PinnedBuffer(std::size_t count)
       : data_(static_cast<T*>(detail::pinned_malloc(detail::bytes_for<T>(count)))), size_(count) {}
+  // From `resource`, which must hand out page-locked memory and outlive the buffer. Throws
+  // what the resource throws, or std::length_error.
+  PinnedBuffer(std::size_t count, HostResourceRef resource)
+      : resource_(resource),
+        data_(count == 0 ? nullptr : static_cast<T*>(resource.allocate(detail::bytes_for<T>(count)))),
+        size_(count) {}
   ~PinnedBuffer() { reset(); }
   PinnedBuffer(PinnedBuffer&& o) noexcept
-      : data_(std::exchange(o.data_, nullptr)), size_(std::exchange(o.size_, 0)) {}
+      : resource_(o.resource_), data_(std::exchange(o.data_, nullptr)), size_(std::exchange(o.size_, 0)) {}
   PinnedBuffer& operator=(PinnedBuffer&& o) noexcept {
     if (this != &o) {
       reset();
+      resource_ = o.resource_;
       data_ = std::exchange(o.data_, nullptr);
       size_ = std::exchange(o.size_, 0);
     }
@@ -49,12 +59,18 @@ class PinnedBuffer {
   T* end() const noexcept { return data_ + size_; }
 
   void reset() noexcept {
-    if (data_ != nullptr) detail::pinned_free(data_);
+    if (data_ != nullptr) {
+      if (resource_)
+        resource_->deallocate(data_, bytes());
+      else
+        detail::pinned_free(data_);
+    }
     data_ = nullptr;
     size_ = 0;
   }
 
  private:
+  std::optional<HostResourceRef> resource_;  // empty: cudaMallocHost'd
   T* data_ = nullptr;
   std::size_t size_ = 0;
 };

@@ -29,6 +29,7 @@
 
 #include "streampipe/serving/executor.hpp"
 #include "streampipe/cuda/device.hpp"
+#include "streampipe/cuda/memory_resource.hpp"
 #include "streampipe/cuda/stream.hpp"
 
 #include <cstddef>
@@ -75,6 +76,15 @@ struct GpuExecutorOptions {
   bool graphs = true;                               // a CUDA graph per bucket per lane
   report::SyncMode sync = report::SyncMode::spin;   // how a lane thread waits for its batch
   BatchIo io = BatchIo::copy;                       // mapped needs model.accepts_mapped_io()
+  // Where the lanes' device input and output buffers (copied I/O) come from, in stream order
+  // on each lane's stream, as EngineOptions::device_memory; it must outlive the executor.
+  // Empty: cudaMalloc. The model's own scratch is its lanes' affair (DeviceModel::make_lane).
+  std::optional<DeviceResourceRef> device_memory{};
+  // Where each slot's pinned staging and (mapped I/O) row tables come from, as
+  // EngineOptions::staging_memory: page-locked memory, mapped for the device for mapped I/O
+  // (cudaMallocHost's is, with unified addressing); it must outlive the executor. Empty: the
+  // staging lent by PinnedPool::global(), the row tables from cudaMallocHost.
+  std::optional<HostResourceRef> staging_memory{};
 };
 
 class GpuExecutor final : public BatchExecutor {

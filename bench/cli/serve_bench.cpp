@@ -2,6 +2,7 @@
 // `streampipe serve-bench`: the benchmark `bench serve` (bench/serve/) under its own name,
 // with the same options, tables and JSON.
 
+#include "benchmark_command.hpp"
 #include "commands.hpp"
 
 #include "harness/benchmark.hpp"
