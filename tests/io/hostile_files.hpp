@@ -5,16 +5,16 @@
 // headers or cut short, progressive JPEGs with many scans; and the process's peak resident
 // memory, to show that a refusal came before any large allocation.
 
+#include "jpeg_recipes.hpp"
+
 #include "streampipe/io/image.hpp"
 
 #include <gtest/gtest.h>
-#include <jpeglib.h>
 #include <sys/resource.h>
 #include <zlib.h>
 
 #include <cstddef>
 #include <cstdint>
-#include <cstdlib>
 #include <string>
 #include <vector>
 
@@ -101,31 +101,10 @@ inline Bytes with_jpeg_size(Bytes jpeg, std::uint16_t width, std::uint16_t heigh
 
 // A progressive JPEG of smooth RGB content (libjpeg's standard script: 10 scans for YCbCr).
 inline Bytes progressive_jpeg(std::uint32_t w, std::uint32_t h) {
-  jpeg_compress_struct cinfo;
-  jpeg_error_mgr err;
-  cinfo.err = jpeg_std_error(&err);  // default handler exits: test data is always valid
-  jpeg_create_compress(&cinfo);
-  unsigned char* buffer = nullptr;
-  unsigned long size = 0;
-  jpeg_mem_dest(&cinfo, &buffer, &size);
-  cinfo.image_width = w;
-  cinfo.image_height = h;
-  cinfo.input_components = 3;
-  cinfo.in_color_space = JCS_RGB;
-  jpeg_set_defaults(&cinfo);
-  jpeg_simple_progression(&cinfo);
-  jpeg_start_compress(&cinfo, TRUE);
-  std::vector<unsigned char> row(std::size_t{w} * 3);
-  while (cinfo.next_scanline < h) {
-    for (std::size_t x = 0; x < row.size(); ++x) row[x] = static_cast<unsigned char>(x + cinfo.next_scanline);
-    JSAMPROW p = row.data();
-    jpeg_write_scanlines(&cinfo, &p, 1);
-  }
-  jpeg_finish_compress(&cinfo);
-  jpeg_destroy_compress(&cinfo);
-  Bytes out(reinterpret_cast<std::byte*>(buffer), reinterpret_cast<std::byte*>(buffer) + size);
-  std::free(buffer);
-  return out;
+  std::vector<unsigned char> rgb(std::size_t{w} * h * 3);
+  for (std::size_t y = 0; y < h; ++y)
+    for (std::size_t x = 0; x < std::size_t{w} * 3; ++x) rgb[y * w * 3 + x] = static_cast<unsigned char>(x + y);
+  return compress_jpeg(rgb.data(), w, h, 3, JCS_RGB, {"progressive", JCS_YCbCr, 2, 2, true, 0, false, 75});
 }
 
 // The most resident memory this process has had, in MiB.

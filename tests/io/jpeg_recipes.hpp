@@ -83,29 +83,10 @@ inline Image in_gamut_photo(std::uint32_t w, std::uint32_t h, unsigned seed) {
   return img;
 }
 
-// `rgb` (8-bit RGB) written as `recipe` asks: gray as its BT.601 luma, CMYK as inverted inks
-// with no black (the Adobe convention libjpeg writes, so it decodes back to the same RGB).
-inline std::vector<std::byte> write_jpeg_recipe(const Image& rgb, const JpegRecipe& recipe) {
-  const std::size_t pixels = std::size_t{rgb.width} * rgb.height;
-  int components = 3;
-  J_COLOR_SPACE in_space = JCS_RGB;
-  std::vector<unsigned char> data(rgb.pixels.begin(), rgb.pixels.end());
-  if (recipe.written == JCS_GRAYSCALE) {
-    components = 1;
-    in_space = JCS_GRAYSCALE;
-    data.resize(pixels);
-    for (std::size_t i = 0; i < pixels; ++i)
-      data[i] = static_cast<unsigned char>(
-          (4899u * rgb.pixels[3 * i] + 9617u * rgb.pixels[3 * i + 1] + 1868u * rgb.pixels[3 * i + 2] + 8192u) >> 14);
-  } else if (recipe.written == JCS_CMYK || recipe.written == JCS_YCCK) {
-    components = 4;
-    in_space = JCS_CMYK;
-    data.resize(pixels * 4);
-    for (std::size_t i = 0; i < pixels; ++i) {
-      for (std::size_t c = 0; c < 3; ++c) data[4 * i + c] = rgb.pixels[3 * i + c];
-      data[4 * i + 3] = 255;
-    }
-  }
+// `samples` - width x height pixels of `components` interleaved 8-bit samples in `in_space`
+// (JCS_RGB, JCS_GRAYSCALE or JCS_CMYK) - compressed as `recipe` asks.
+inline std::vector<std::byte> compress_jpeg(const unsigned char* samples, std::uint32_t width, std::uint32_t height,
+                                            int components, J_COLOR_SPACE in_space, const JpegRecipe& recipe) {
   jpeg_compress_struct cinfo;
   jpeg_error_mgr err;
   cinfo.err = jpeg_std_error(&err);  // default handler exits: test data is always valid
@@ -113,8 +94,8 @@ inline std::vector<std::byte> write_jpeg_recipe(const Image& rgb, const JpegReci
   unsigned char* buffer = nullptr;
   unsigned long size = 0;
   jpeg_mem_dest(&cinfo, &buffer, &size);
-  cinfo.image_width = rgb.width;
-  cinfo.image_height = rgb.height;
+  cinfo.image_width = width;
+  cinfo.image_height = height;
   cinfo.input_components = components;
   cinfo.in_color_space = in_space;
   jpeg_set_defaults(&cinfo);
@@ -132,9 +113,10 @@ inline std::vector<std::byte> write_jpeg_recipe(const Image& rgb, const JpegReci
   cinfo.arith_code = recipe.arithmetic ? TRUE : FALSE;
   if (recipe.progressive) jpeg_simple_progression(&cinfo);
   jpeg_start_compress(&cinfo, TRUE);
-  const std::size_t row_bytes = std::size_t{rgb.width} * static_cast<std::size_t>(components);
+  const std::size_t row_bytes = std::size_t{width} * static_cast<std::size_t>(components);
   while (cinfo.next_scanline < cinfo.image_height) {
-    JSAMPROW row = data.data() + std::size_t{cinfo.next_scanline} * row_bytes;
+    // libjpeg takes non-const rows but only reads them when compressing.
+    JSAMPROW row = const_cast<unsigned char*>(samples) + std::size_t{cinfo.next_scanline} * row_bytes;
     jpeg_write_scanlines(&cinfo, &row, 1);
   }
   jpeg_finish_compress(&cinfo);
@@ -142,6 +124,28 @@ inline std::vector<std::byte> write_jpeg_recipe(const Image& rgb, const JpegReci
   std::vector<std::byte> out(reinterpret_cast<std::byte*>(buffer), reinterpret_cast<std::byte*>(buffer) + size);
   std::free(buffer);
   return out;
+}
+
+// `rgb` (8-bit RGB) written as `recipe` asks: gray as its BT.601 luma, CMYK as inverted inks
+// with no black (the Adobe convention libjpeg writes, so it decodes back to the same RGB).
+inline std::vector<std::byte> write_jpeg_recipe(const Image& rgb, const JpegRecipe& recipe) {
+  const std::size_t pixels = std::size_t{rgb.width} * rgb.height;
+  if (recipe.written == JCS_GRAYSCALE) {
+    std::vector<unsigned char> gray(pixels);
+    for (std::size_t i = 0; i < pixels; ++i)
+      gray[i] = static_cast<unsigned char>(
+          (4899u * rgb.pixels[3 * i] + 9617u * rgb.pixels[3 * i + 1] + 1868u * rgb.pixels[3 * i + 2] + 8192u) >> 14);
+    return compress_jpeg(gray.data(), rgb.width, rgb.height, 1, JCS_GRAYSCALE, recipe);
+  }
+  if (recipe.written == JCS_CMYK || recipe.written == JCS_YCCK) {
+    std::vector<unsigned char> inks(pixels * 4);
+    for (std::size_t i = 0; i < pixels; ++i) {
+      for (std::size_t c = 0; c < 3; ++c) inks[4 * i + c] = rgb.pixels[3 * i + c];
+      inks[4 * i + 3] = 255;
+    }
+    return compress_jpeg(inks.data(), rgb.width, rgb.height, 4, JCS_CMYK, recipe);
+  }
+  return compress_jpeg(rgb.pixels.data(), rgb.width, rgb.height, 3, JCS_RGB, recipe);
 }
 
 }  // namespace streampipe::io::testing

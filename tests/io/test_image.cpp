@@ -6,6 +6,7 @@
 #include "streampipe/io/image.hpp"
 
 #include "image_samples.hpp"
+#include "jpeg_recipes.hpp"
 
 #include <gtest/gtest.h>
 
@@ -315,32 +316,13 @@ TEST(JpegEncode, RejectsAlphaSixteenBitAndBadQuality) {
 
 // ---- JPEG written with libjpeg directly (including CMYK) -------------------------------
 
+// Quality 100: RGB written as 4:2:0 YCbCr, gray as gray, CMYK as CMYK with libjpeg's Adobe marker.
 std::vector<std::byte> libjpeg_write(std::uint32_t w, std::uint32_t h, int components, J_COLOR_SPACE space,
                                      const std::vector<std::uint8_t>& data) {
-  jpeg_compress_struct cinfo;
-  jpeg_error_mgr err;
-  cinfo.err = jpeg_std_error(&err);  // default handler exits: test data is always valid
-  jpeg_create_compress(&cinfo);
-  unsigned char* buffer = nullptr;
-  unsigned long size = 0;
-  jpeg_mem_dest(&cinfo, &buffer, &size);
-  cinfo.image_width = w;
-  cinfo.image_height = h;
-  cinfo.input_components = components;
-  cinfo.in_color_space = space;
-  jpeg_set_defaults(&cinfo);
-  if (space == JCS_CMYK) jpeg_set_colorspace(&cinfo, JCS_CMYK);
-  jpeg_set_quality(&cinfo, 100, TRUE);
-  jpeg_start_compress(&cinfo, TRUE);
-  while (cinfo.next_scanline < h) {
-    JSAMPROW row = const_cast<unsigned char*>(data.data()) + std::size_t{cinfo.next_scanline} * w * components;
-    jpeg_write_scanlines(&cinfo, &row, 1);
-  }
-  jpeg_finish_compress(&cinfo);
-  jpeg_destroy_compress(&cinfo);
-  std::vector<std::byte> out(reinterpret_cast<std::byte*>(buffer), reinterpret_cast<std::byte*>(buffer) + size);
-  std::free(buffer);
-  return out;
+  const J_COLOR_SPACE written = space == JCS_RGB ? JCS_YCbCr : space;
+  const int sampling = space == JCS_RGB ? 2 : 1;
+  return testing::compress_jpeg(data.data(), w, h, components, space,
+                                {"libjpeg_write", written, sampling, sampling, false, 0, false, 100});
 }
 
 TEST(JpegRead, CmykBecomesRgb) {
