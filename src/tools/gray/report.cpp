@@ -32,7 +32,7 @@ std::string time_table(const RunSummary& s) {
                    busy >= 0 && t.wall_ms > 0 ? fmt::format("{:.1f}%", 100 * busy / t.wall_ms) : "",
                    fmt::format("{:.3f}", summed / n)});
   };
-  row(nvjpeg ? "read (+ CPU decode of fallbacks) (host workers)" : "read + decode + to RGB (host workers)", t.decode_ms,
+  row(nvjpeg ? "read (+ CPU decode of fallbacks) (host workers)" : "read + decode (host workers)", t.decode_ms,
       t.decode_busy_ms);
   row(gpu ? "H2D copy (CPU lanes: memcpy)" : "copy in (CPU lanes)", t.h2d_ms, -1);
   row(nvjpeg ? "nvJPEG decode + luma kernel (CPU lanes: luma)" : gpu ? "luma kernel (CPU lanes: luma)" : "luma (CPU lanes)",
