@@ -3,9 +3,9 @@
 
 #include "gray/gray_check.hpp"
 
-#include "streampipe/ops/rgb_to_gray.hpp"
 #include "streampipe/host/atomic_file.hpp"
 #include "streampipe/tools/gray/pixels.hpp"
+#include "streampipe/tools/gray/convert.hpp"
 #include "streampipe/tools/gray/plan.hpp"
 #include "streampipe/tools/gray/synthetic.hpp"
 
@@ -22,13 +22,11 @@ namespace gray = streampipe::tools::gray;
 
 namespace {
 
-// The reference of one decoded input: its 8-bit RGB's BT.601 luma.
-std::vector<std::uint8_t> reference_of(const io::Image& decoded) {
-  std::vector<std::uint8_t> rgb8(gray::rgb8_bytes(decoded));
-  gray::to_rgb8(decoded, rgb8);
-  std::vector<std::uint8_t> luma(rgb8.size() / 3);
-  ops::rgb_to_gray_host(rgb8, luma);
-  return luma;
+// How the tool decodes by default (tools::gray::Options::jpeg_luma).
+io::ImageReadOptions as_the_tool_decodes() {
+  io::ImageReadOptions o;
+  o.jpeg_luma = gray::Options{}.jpeg_luma;
+  return o;
 }
 
 }  // namespace
@@ -47,7 +45,7 @@ Inputs generate_inputs(const fs::path& dir, std::uint32_t count, std::uint32_t w
     in.files[i] = dir / fmt::format("img-{:04}.{}", i, jpeg ? "jpg" : "png");
     host::write_file_atomically(in.files[i], data);
     bytes += data.size();
-    in.reference[i] = reference_of(io::decode_image(data, {}, in.files[i].string()));
+    in.reference[i] = gray::gray8(io::decode_image(data, as_the_tool_decodes(), in.files[i].string()));
   });
   in.bytes = bytes.load();
   in.pixels = std::uint64_t{count} * width * height;
@@ -72,13 +70,13 @@ Inputs read_inputs(const fs::path& dir, int threads) {
   parallel_for(in.files.size(), threads, [&](std::size_t i) {
     io::Image decoded;
     try {
-      decoded = io::read_image(in.files[i]);
+      decoded = io::read_image(in.files[i], as_the_tool_decodes());
     } catch (const std::exception& e) {
       throw std::invalid_argument(fmt::format("{} cannot be decoded: {}", in.files[i].string(), e.what()));
     }
     bytes += fs::file_size(in.files[i]);
     pixels += std::uint64_t{decoded.width} * decoded.height;
-    in.reference[i] = reference_of(decoded);
+    in.reference[i] = gray::gray8(decoded);
   });
   in.bytes = bytes.load();
   in.pixels = pixels.load();

@@ -2,9 +2,10 @@
 #pragma once
 // The inputs of `bench gray`, not timed: photo-like images (tools/gray/synthetic.hpp)
 // written into a folder, or the images a folder holds (--inputs: real photographs,
-// bench/gray/photo_set.py); and for each the host reference of the tool's result: the BT.601
-// luma of what the CPU decoder reads back from the file (JPEG is lossy, so the reference
-// starts from the decoded file, not from the generated pixels).
+// bench/gray/photo_set.py); and for each the host reference of the tool's result: the gray
+// image of what the CPU decoder reads back from the file as the tool's defaults decode it -
+// a YCbCr JPEG's Y plane alone, else the BT.601 luma of the decoded colour (JPEG is lossy, so
+// the reference starts from the decoded file, not from the generated pixels).
 
 #include "streampipe/io/image.hpp"
 

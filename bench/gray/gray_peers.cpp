@@ -16,21 +16,22 @@ namespace streampipe::bench::gray_bench {
 namespace fs = std::filesystem;
 
 const std::vector<Peer>& peers() {
-  // The bounds: Pillow's luma is within 1 level of the reference but for 16-bit PNGs, which
-  // it reads by their high byte (truncating: up to half the pixels of such a file a level
-  // low, docs/gray.md). OpenCV and nvImageCodec decode a JPEG's luma only: its Y
-  // plane, from which the luma of the RGB decode departs where saturated colours clip
-  // (docs/gray.md gives what was measured on the real-photo set); libpng's truncating
+  // The bounds: the reference is the tool's own decoding, a JPEG's Y plane alone. Pillow
+  // takes the luma of the RGB decode, which departs from Y where saturated colours clip
+  // (docs/gray.md gives what was measured on the real-photo set), rounds its own 16-bit
+  // fixed-point luma and reads 16-bit PNGs by their high byte (truncating: up to half the
+  // pixels of such a file a level low). OpenCV and nvImageCodec decode a JPEG's luma only, as
+  // the reference does, with their own IDCT (nvImageCodec's nvJPEG); libpng's truncating
   // colour-to-gray makes OpenCV's PNGs half a level low on average.
   static const std::vector<Peer> all{
-      {"pillow", "Pillow", "pillow_gray.py", "import PIL", false, {2, 0.5},
-       "convert('L') rounds its own 16-bit fixed-point luma and reads 16-bit PNGs by their high byte"},
+      {"pillow", "Pillow", "pillow_gray.py", "import PIL", false, {32, 1.0},
+       "convert('L') takes the luma of the RGB decode, which misses a JPEG's Y plane where saturated colours "
+       "clip, rounds its own 16-bit fixed-point luma and reads 16-bit PNGs by their high byte"},
       {"opencv", "OpenCV", "opencv_gray.py", "import cv2", false, {32, 1.0},
-       "IMREAD_GRAYSCALE decodes a JPEG's Y plane, which the luma of the RGB decode misses where saturated "
-       "colours clip, and turns PNGs gray with libpng's truncating weights"},
+       "IMREAD_GRAYSCALE decodes a JPEG's Y plane, as the reference does, with its own libjpeg-turbo build, and "
+       "turns PNGs gray with libpng's truncating weights"},
       {"nvimagecodec", "nvImageCodec", "nvimagecodec_gray.py", "from nvidia import nvimgcodec", true, {32, 1.0},
-       "ColorSpec.GRAY decodes a JPEG's Y plane on the GPU, which the luma of the RGB decode misses where "
-       "saturated colours clip; PNGs go through its OpenCV decoder"},
+       "ColorSpec.GRAY decodes a JPEG's Y plane on the GPU with nvJPEG's IDCT; PNGs go through its OpenCV decoder"},
   };
   return all;
 }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 // nvjpegDecodeBatched on the hardware backend (see gpu_jpeg_batch.hpp). The state is set up
-// again only when the batch size changes: a run's batches are mostly of one size.
+// again only when the batch size or the output changes: a run's batches are mostly of one
+// size, and all of one output.
 
 #include "streampipe/io/gpu_jpeg_batch.hpp"
 
@@ -33,31 +34,32 @@ GpuJpegBatchState::~GpuJpegBatchState() {
   }
 }
 
-void GpuJpegBatchState::decode_rgb(std::span<const GpuJpegTarget> targets, StreamRef stream) {
+void GpuJpegBatchState::decode(std::span<const GpuJpegTarget> targets, GpuJpegOutput output, StreamRef stream) {
   if (targets.empty()) return;
   if (stream.device_index() != decoder_->device().index())
-    throw std::invalid_argument(fmt::format("decode_rgb: a stream of device {} for a decoder of device {}",
+    throw std::invalid_argument(fmt::format("batched GPU JPEG decode: a stream of device {} for a decoder of device {}",
                                             stream.device_index(), decoder_->device().index()));
   std::vector<const unsigned char*> data(targets.size());
   std::vector<std::size_t> lengths(targets.size());
   std::vector<nvjpegImage_t> out(targets.size());
   for (std::size_t i = 0; i < targets.size(); ++i) {
     const GpuJpegTarget& t = targets[i];
-    if (!t.info.supported || !t.info.engine_sampling || t.rgb == nullptr)
-      throw std::invalid_argument(fmt::format("decode_rgb: image {} of the batch ({}-component {}) is not for the "
-                                              "JPEG engines",
+    if (!t.info.supported || !t.info.engine_sampling || t.pixels == nullptr)
+      throw std::invalid_argument(fmt::format("batched GPU JPEG decode: image {} of the batch ({}-component {}) is "
+                                              "not for the JPEG engines",
                                               i, t.info.components, t.info.sampling));
     data[i] = reinterpret_cast<const unsigned char*>(t.jpeg.data());
     lengths[i] = t.jpeg.size();
     out[i] = nvjpegImage_t{};
-    out[i].channel[0] = t.rgb;
-    out[i].pitch[0] = std::size_t{t.info.width} * 3;
+    out[i].channel[0] = t.pixels;
+    out[i].pitch[0] = std::size_t{t.info.width} * bytes_per_pixel(output);
   }
-  if (initialized_for_ != targets.size()) {
+  if (initialized_for_ != targets.size() || initialized_output_ != output) {
     initialized_for_ = 0;  // a failed initialization leaves the state to be set up again
     SP_NVJPEG_CHECK(nvjpegDecodeBatchedInitialize(decoder_->handle(), state_, static_cast<int>(targets.size()), 1,
-                                                  NVJPEG_OUTPUT_RGBI));
+                                                  detail::nvjpeg_format(output)));
     initialized_for_ = targets.size();
+    initialized_output_ = output;
   }
   try {
     SP_NVJPEG_CHECK(

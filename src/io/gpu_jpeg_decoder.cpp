@@ -154,23 +154,24 @@ GpuJpegState::~GpuJpegState() {
   SP_NVJPEG_CHECK_NOTHROW(nvjpegJpegStateDestroy(state_));
 }
 
-void GpuJpegState::decode_rgb(std::span<const std::byte> jpeg, const GpuJpegInfo& info, std::span<std::uint8_t> rgb,
-                              StreamRef stream) {
+void GpuJpegState::decode(std::span<const std::byte> jpeg, const GpuJpegInfo& info, GpuJpegOutput output,
+                          std::span<std::uint8_t> pixels, StreamRef stream) {
   if (!info.supported)
-    throw std::invalid_argument(fmt::format("decode_rgb: a {}-component {} JPEG is not supported", info.components,
-                                            info.sampling));
-  const std::size_t row = std::size_t{info.width} * 3;
+    throw std::invalid_argument(fmt::format("GPU JPEG decode: a {}-component {} JPEG is not supported",
+                                            info.components, info.sampling));
+  const std::size_t row = std::size_t{info.width} * bytes_per_pixel(output);
   const std::size_t need = row * info.height;
-  if (rgb.size() < need)
-    throw std::invalid_argument(fmt::format("decode_rgb: {} bytes given for a {}x{} RGB image ({} needed)", rgb.size(),
-                                            info.width, info.height, need));
+  if (pixels.size() < need)
+    throw std::invalid_argument(fmt::format("GPU JPEG decode: {} bytes given for a {}x{} image of {} byte(s) a pixel "
+                                            "({} needed)",
+                                            pixels.size(), info.width, info.height, bytes_per_pixel(output), need));
   if (stream.device_index() != decoder_->device().index())
-    throw std::invalid_argument(fmt::format("decode_rgb: a stream of device {} for a decoder of device {}",
+    throw std::invalid_argument(fmt::format("GPU JPEG decode: a stream of device {} for a decoder of device {}",
                                             stream.device_index(), decoder_->device().index()));
   nvjpegImage_t out{};
-  out.channel[0] = rgb.data();
+  out.channel[0] = pixels.data();
   out.pitch[0] = row;
-  SP_NVJPEG_CHECK(nvjpegDecode(decoder_->handle(), state_, bytes_of(jpeg), jpeg.size(), NVJPEG_OUTPUT_RGBI, &out,
+  SP_NVJPEG_CHECK(nvjpegDecode(decoder_->handle(), state_, bytes_of(jpeg), jpeg.size(), detail::nvjpeg_format(output), &out,
                                stream.handle()));
 }
 

@@ -127,8 +127,10 @@ Image decode_image(std::span<const std::byte> data, const ImageReadOptions& opti
                    std::string_view source) {
   const std::string name(source);
   check_image_head(data, data.size(), name);
-  const auto format = detect_image_format(data);
-  // The budget is taken from the header, after the limits it must pass (the decoders check
+  // A JPEG's decoder takes its budget itself: only libjpeg's reading of the colour space
+  // says whether jpeg_luma gives one channel or three.
+  if (*detect_image_format(data) == ImageFormat::jpeg) return detail::decode_jpeg(data, options, name);
+  // The budget is taken from the header, after the limits it must pass (the decoder checks
   // them again, with the rest of the header).
   std::shared_ptr<const void> reservation;
   if (options.limits.budget) {
@@ -138,8 +140,7 @@ Image decode_image(std::span<const std::byte> data, const ImageReadOptions& opti
           std::uint64_t{h->width} * h->height * static_cast<std::uint64_t>(h->channels) * (h->bit_depth / 8), name);
     }
   }
-  Image image = *format == ImageFormat::png ? detail::decode_png(data, options, name)
-                                            : detail::decode_jpeg(data, options, name);
+  Image image = detail::decode_png(data, options, name);
   image.reservation = std::move(reservation);
   return image;
 }

@@ -9,6 +9,7 @@ namespace streampipe::io::detail {
 
 [[nodiscard]] Image decode_png(std::span<const std::byte> data, const ImageReadOptions& options,
                                const std::string& source);
+// Takes the image's share of options.limits.budget itself, once the header passed its checks.
 [[nodiscard]] Image decode_jpeg(std::span<const std::byte> data, const ImageReadOptions& options,
                                 const std::string& source);
 

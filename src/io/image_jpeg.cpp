@@ -4,9 +4,13 @@
 // that call setjmp hold only trivially destructible locals; C++ objects live in callers.
 // libjpeg only warns about corrupt entropy-coded data: a file cut short, even one that still
 // ends with its EOI marker, decodes with the rest of the image flat gray. Here the warnings
-// that mean lost or wrong pixels are errors.
+// that mean lost or wrong pixels are errors. Asked for luma (ImageReadOptions::jpeg_luma), a
+// YCbCr file is decoded to JCS_GRAYSCALE: libjpeg-turbo then marks the chroma components
+// unneeded, so it entropy-decodes them but never transforms, upsamples or converts them.
 
 #include "image_codecs.hpp"
+
+#include "streampipe/io/decode_budget.hpp"
 
 #include <fmt/format.h>
 
@@ -86,6 +90,7 @@ struct JpegReadState {
   bool cmyk = false;
   bool adobe_inverted = false;
   bool arithmetic = false;
+  bool luma = false;  // asked for: YCbCr files decode to their Y plane
   JDIMENSION width = 0, height = 0;
   int components = 0;
 };
@@ -112,6 +117,9 @@ bool jpeg_read_header_phase(JpegReadState& s, const unsigned char* data, unsigne
   switch (s.cinfo.jpeg_color_space) {
     case JCS_GRAYSCALE:
       s.cinfo.out_color_space = JCS_GRAYSCALE;
+      break;
+    case JCS_YCbCr:
+      s.cinfo.out_color_space = s.luma ? JCS_GRAYSCALE : JCS_RGB;
       break;
     case JCS_CMYK:
     case JCS_YCCK:
@@ -221,6 +229,7 @@ Image decode_jpeg(std::span<const std::byte> data, const ImageReadOptions& optio
   JpegReadState s;
   JpegReadGuard guard{s};
   s.progress.max_scans = options.limits.max_jpeg_scans;
+  s.luma = options.jpeg_luma;
   if (!jpeg_read_header_phase(s, reinterpret_cast<const unsigned char*>(data.data()),
                               static_cast<unsigned long>(data.size())))
     throw ImageError(source, fmt::format("JPEG: {}", s.error.message));
@@ -233,7 +242,12 @@ Image decode_jpeg(std::span<const std::byte> data, const ImageReadOptions& optio
                                          data.size(), s.width, s.height));
   const int channels = s.cmyk ? 3 : s.components;
   check_decoded_size(s.width, s.height, static_cast<std::uint64_t>(channels), options.max_bytes, source);
+  std::shared_ptr<const void> reservation;
+  if (options.limits.budget)
+    reservation = options.limits.budget->reserve(std::uint64_t{s.width} * s.height * static_cast<std::uint64_t>(channels),
+                                                 source);
   Image image = Image::make(s.width, s.height, channels, 8);
+  image.reservation = std::move(reservation);
   std::vector<unsigned char> cmyk_row(s.cmyk ? std::size_t{s.width} * 4 : 0);
   if (!jpeg_read_pixels_phase(s, image.pixels.data(), image.row_bytes(), s.cmyk ? cmyk_row.data() : nullptr))
     throw ImageError(source, fmt::format("JPEG: {}", s.error.message));

@@ -5,7 +5,7 @@
 // headers or cut short, progressive JPEGs with many scans; and the process's peak resident
 // memory, to show that a refusal came before any large allocation.
 
-#include "libjpeg_compress.hpp"
+#include "jpeg_recipes.hpp"
 
 #include "streampipe/io/image.hpp"
 
@@ -101,11 +101,10 @@ inline Bytes with_jpeg_size(Bytes jpeg, std::uint16_t width, std::uint16_t heigh
 
 // A progressive JPEG of smooth RGB content (libjpeg's standard script: 10 scans for YCbCr).
 inline Bytes progressive_jpeg(std::uint32_t w, std::uint32_t h) {
-  return libjpeg_compress(
-      w, h, 3, JCS_RGB, [](jpeg_compress_struct& cinfo) { jpeg_simple_progression(&cinfo); },
-      [w](std::uint32_t y, unsigned char* row) {
-        for (std::size_t x = 0; x < std::size_t{w} * 3; ++x) row[x] = static_cast<unsigned char>(x + y);
-      });
+  std::vector<unsigned char> rgb(std::size_t{w} * h * 3);
+  for (std::size_t y = 0; y < h; ++y)
+    for (std::size_t x = 0; x < std::size_t{w} * 3; ++x) rgb[y * w * 3 + x] = static_cast<unsigned char>(x + y);
+  return compress_jpeg(rgb.data(), w, h, 3, JCS_RGB, {"progressive", JCS_YCbCr, 2, 2, true, 0, false, 75});
 }
 
 // The most resident memory this process has had, in MiB.

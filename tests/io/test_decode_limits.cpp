@@ -8,6 +8,7 @@
 
 #include "hostile_files.hpp"
 #include "image_samples.hpp"
+#include "jpeg_recipes.hpp"
 #include "support/sanitizers.hpp"
 
 #include <gtest/gtest.h>
@@ -37,6 +38,16 @@ void expect_refused(const Bytes& data, const std::string& source, std::initializ
     for (const char* f : fragments) EXPECT_NE(what.find(f), std::string::npos) << "'" << f << "' not in: " << what;
   }
   EXPECT_LT(peak_rss_mib() - before, kMaxGrowthMib) << source << " cost memory before it was refused";
+}
+
+// The same refusal whether the JPEG is decoded to RGB or to its luma alone.
+void expect_jpeg_refused(const Bytes& data, const std::string& source, std::initializer_list<const char*> fragments,
+                         ImageReadOptions options = {}) {
+  for (const bool luma : {false, true}) {
+    SCOPED_TRACE(luma ? "decoded to luma" : "decoded to RGB");
+    options.jpeg_luma = luma;
+    expect_refused(data, source, fragments, options);
+  }
 }
 
 // ---- PNG ----------------------------------------------------------------------------------
@@ -115,8 +126,8 @@ TEST(JpegLimits, PatchedDimensionsAreRefused) {
   const auto jpeg = encode_jpeg(smooth_image(16, 16, 3), 90);
   // 60000 x 60000: above the pixel limit. 8000 x 8000 (64 Mpixel, within it): a file of a
   // few hundred bytes cannot hold the 62,500 blocks of its first component.
-  expect_refused(with_jpeg_size(jpeg, 60000, 60000), "big.jpg", {"60000x60000", "exceeds the limit"});
-  expect_refused(with_jpeg_size(jpeg, 8000, 8000), "patched.jpg",
+  expect_jpeg_refused(with_jpeg_size(jpeg, 60000, 60000), "big.jpg", {"60000x60000", "exceeds the limit"});
+  expect_jpeg_refused(with_jpeg_size(jpeg, 8000, 8000), "patched.jpg",
                  {"cannot hold a 8000x8000 image", "patched dimensions"});
 }
 
@@ -126,7 +137,7 @@ TEST(JpegLimits, CutShortButEndingWithEoiIsAnError) {
     Bytes cut(full.begin(), full.begin() + static_cast<std::ptrdiff_t>(static_cast<double>(full.size()) * fraction));
     cut.push_back(std::byte{0xFF});
     cut.push_back(std::byte{0xD9});
-    expect_refused(cut, "cut.jpg", {"JPEG:", "truncated"});
+    expect_jpeg_refused(cut, "cut.jpg", {"JPEG:", "truncated"});
   }
   EXPECT_EQ(decode_image(full).width, 96u);  // the whole file still decodes
 }
@@ -149,7 +160,7 @@ TEST(JpegLimits, CorruptEntropyDataIsAnError) {
     jpeg[i] = std::byte{0xFF};
     jpeg[i + 1] = std::byte{0x00};
   }
-  expect_refused(jpeg, "corrupt.jpg", {"JPEG:", "Huffman"});
+  expect_jpeg_refused(jpeg, "corrupt.jpg", {"JPEG:", "Huffman"});
 }
 
 TEST(JpegLimits, ProgressiveScansAreLimited) {
@@ -157,7 +168,32 @@ TEST(JpegLimits, ProgressiveScansAreLimited) {
   EXPECT_EQ(decode_image(jpeg).height, 40u);  // libjpeg's script: 10 scans, within the default
   ImageReadOptions few;
   few.limits.max_jpeg_scans = 3;
-  expect_refused(jpeg, "scans.jpg", {"more than 3 scans"}, few);
+  expect_jpeg_refused(jpeg, "scans.jpg", {"more than 3 scans"}, few);
+}
+
+// A luma-only decode skips the chroma planes' transforms, not their data: a progressive file
+// whose corruption lies in a scan of the blue-difference component alone is refused too.
+TEST(JpegLimits, CorruptChromaIsAnErrorInALumaDecode) {
+  auto jpeg = write_jpeg_recipe(in_gamut_photo(128, 96, 5), {"444-progressive", JCS_YCbCr, 1, 1, true});
+  // The first AC scan of component 2 (Cb): SOS, its length, one component, id 2, then Ss > 0.
+  std::size_t data = 0, end = 0;
+  for (std::size_t i = 0; i + 8 < jpeg.size(); ++i) {
+    if (jpeg[i] != std::byte{0xFF} || jpeg[i + 1] != std::byte{0xDA}) continue;
+    const std::size_t length = (std::to_integer<std::size_t>(jpeg[i + 2]) << 8) | std::to_integer<std::size_t>(jpeg[i + 3]);
+    if (jpeg[i + 4] == std::byte{1} && jpeg[i + 5] == std::byte{2} && jpeg[i + 7] != std::byte{0}) {
+      data = i + 2 + length;
+      for (end = data; end + 1 < jpeg.size(); ++end)  // the next marker (FF 00 is a stuffed byte)
+        if (jpeg[end] == std::byte{0xFF} && jpeg[end + 1] != std::byte{0x00}) break;
+      break;
+    }
+  }
+  ASSERT_GT(data, 0u) << "no AC scan of Cb alone";
+  ASSERT_GT(end, data + 24) << "the Cb scan is too short to corrupt";
+  for (std::size_t i = data + 4; i + 4 < end; i += 2) {
+    jpeg[i] = std::byte{0xFF};
+    jpeg[i + 1] = std::byte{0x00};
+  }
+  expect_jpeg_refused(jpeg, "chroma.jpg", {"JPEG:", "Huffman"});
 }
 
 // ---- allocation failures ------------------------------------------------------------------

@@ -6,7 +6,7 @@
 #include "streampipe/io/image.hpp"
 
 #include "image_samples.hpp"
-#include "libjpeg_compress.hpp"
+#include "jpeg_recipes.hpp"
 
 #include <gtest/gtest.h>
 
@@ -316,16 +316,13 @@ TEST(JpegEncode, RejectsAlphaSixteenBitAndBadQuality) {
 
 // ---- JPEG written with libjpeg directly (including CMYK) -------------------------------
 
+// Quality 100: RGB written as 4:2:0 YCbCr, gray as gray, CMYK as CMYK with libjpeg's Adobe marker.
 std::vector<std::byte> libjpeg_write(std::uint32_t w, std::uint32_t h, int components, J_COLOR_SPACE space,
                                      const std::vector<std::uint8_t>& data) {
-  const auto configure = [space](jpeg_compress_struct& cinfo) {
-    if (space == JCS_CMYK) jpeg_set_colorspace(&cinfo, JCS_CMYK);
-    jpeg_set_quality(&cinfo, 100, TRUE);
-  };
-  const std::size_t row_bytes = std::size_t{w} * static_cast<std::size_t>(components);
-  return testing::libjpeg_compress(w, h, components, space, configure, [&](std::uint32_t y, unsigned char* row) {
-    std::memcpy(row, data.data() + y * row_bytes, row_bytes);
-  });
+  const J_COLOR_SPACE written = space == JCS_RGB ? JCS_YCbCr : space;
+  const int sampling = space == JCS_RGB ? 2 : 1;
+  return testing::compress_jpeg(data.data(), w, h, components, space,
+                                {"libjpeg_write", written, sampling, sampling, false, 0, false, 100});
 }
 
 TEST(JpegRead, CmykBecomesRgb) {

@@ -2,7 +2,8 @@
 #pragma once
 // Test inputs for the gray tool, generated at test time: images of every layout the tool
 // accepts (odd sizes, random pixels), written as PNG or JPEG into a temporary folder, and
-// the reference result of a file (decoded, made 8-bit RGB, luma on the host).
+// the reference result of a file (decoded - a YCbCr JPEG to its luma alone -, the luma of
+// what is colour taken on the host).
 
 #include "streampipe/io/image.hpp"
 #include "streampipe/ops/rgb_to_gray.hpp"
@@ -95,21 +96,29 @@ inline std::vector<std::uint8_t> read_bytes(const fs::path& path) {
   return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
 }
 
-// What the tool must produce for an input file, computed independently of the engine.
-inline io::Image expected_gray(const fs::path& input) {
+// What the tool must produce for an input file, computed independently of the engine: a
+// gray image's values, a YCbCr JPEG's Y plane decoded alone (`jpeg_luma`, the tool's default),
+// else the BT.601 luma of the decoded RGB.
+inline io::Image expected_gray(const fs::path& input, bool jpeg_luma = true) {
   io::ImageReadOptions ro;
   ro.strip_16 = true;
+  ro.jpeg_luma = jpeg_luma;
   const io::Image img = io::read_image(input, ro);
+  io::Image gray = io::Image::make(img.width, img.height, 1, 8);
+  if (img.channels <= 2) {
+    const auto channels = static_cast<std::size_t>(img.channels);
+    for (std::size_t i = 0; i < gray.pixels.size(); ++i) gray.pixels[i] = img.pixels[i * channels];
+    return gray;
+  }
   std::vector<std::uint8_t> rgb(rgb8_bytes(img));
   to_rgb8(img, rgb);
-  io::Image gray = io::Image::make(img.width, img.height, 1, 8);
   ops::rgb_to_gray_host(rgb, gray.pixels);
   return gray;
 }
 
 // Every pixel equal (PNG output).
-inline void expect_exact(const fs::path& input, const fs::path& output) {
-  const io::Image want = expected_gray(input);
+inline void expect_exact(const fs::path& input, const fs::path& output, bool jpeg_luma = true) {
+  const io::Image want = expected_gray(input, jpeg_luma);
   const io::Image got = io::read_image(output);
   ASSERT_EQ(got.channels, 1) << output;
   ASSERT_EQ(got.bit_depth, 8) << output;

@@ -80,7 +80,7 @@ TEST(GpuJpegDecoder, RgbMatchesLibjpegTurboWithinTolerance) {
     const std::size_t bytes = std::size_t{c.w} * c.h * 3;
     DeviceBuffer<std::uint8_t> d_rgb(device, bytes);
     SP_CUDA_CHECK(cudaMemsetAsync(d_rgb.data(), 0xA5, bytes, stream.handle()));  // poison
-    state.decode_rgb(jpeg, info, d_rgb.span(), stream.ref());
+    state.decode(jpeg, info, io::GpuJpegOutput::rgb, d_rgb.span(), stream.ref());
     std::vector<std::uint8_t> got(bytes);
     SP_CUDA_CHECK(cudaMemcpyAsync(got.data(), d_rgb.data(), bytes, cudaMemcpyDeviceToHost, stream.handle()));
     stream.synchronize();

@@ -18,7 +18,9 @@ namespace streampipe::io {
 struct GpuJpegTarget {
   std::span<const std::byte> jpeg;  // host memory, unchanged until the call returns
   GpuJpegInfo info;                 // GpuJpegDecoder::info() of it
-  std::uint8_t* rgb = nullptr;      // device memory: info.width * info.height * 3 bytes, rows of width * 3
+  // Device memory: info.width * info.height * bytes_per_pixel(output) bytes, rows of
+  // width * bytes_per_pixel(output), for the output the batch is decoded to.
+  std::uint8_t* pixels = nullptr;
 };
 
 class GpuJpegBatchState {
@@ -29,14 +31,16 @@ class GpuJpegBatchState {
   GpuJpegBatchState(const GpuJpegBatchState&) = delete;
   GpuJpegBatchState& operator=(const GpuJpegBatchState&) = delete;
 
-  // Decodes every target to interleaved 8-bit RGB, written in `stream` order. Call with the
+  // Decodes every target as `output` asks, written in `stream` order. Call with the
   // decoder's device current.
-  void decode_rgb(std::span<const GpuJpegTarget> targets, StreamRef stream);
+  void decode(std::span<const GpuJpegTarget> targets, GpuJpegOutput output, StreamRef stream);
 
  private:
   const GpuJpegDecoder* decoder_;
   nvjpegJpegState* state_ = nullptr;
-  std::size_t initialized_for_ = 0;  // the batch size nvjpegDecodeBatchedInitialize was given
+  // The batch size and output nvjpegDecodeBatchedInitialize was given (0: not initialized).
+  std::size_t initialized_for_ = 0;
+  GpuJpegOutput initialized_output_ = GpuJpegOutput::rgb;
 };
 
 }  // namespace streampipe::io

@@ -3,11 +3,12 @@
 // JPEG decoding on the GPU with nvJPEG (compiled only when configure finds it:
 // STREAMPIPE_HAVE_NVJPEG). GpuJpegDecoder owns the library handle for one device and is
 // shared by every stream; each stream that decodes (an engine lane) owns one GpuJpegState,
-// created once and reused, and used by one thread at a time. decode_rgb() runs nvJPEG's host
+// created once and reused, and used by one thread at a time. decode() runs nvJPEG's host
 // part (parsing; Huffman decoding on the hybrid backend) in the calling thread and enqueues
-// the rest on the stream, so the RGB output is ready in stream order. Every nvJPEG failure
-// throws NvjpegError naming the call and the status (e.g. NVJPEG_STATUS_BAD_JPEG); wrong
-// arguments to decode_rgb() std::invalid_argument; the destructors never throw. Batched decoding
+// the rest on the stream, so the output (RGB, or the luma alone) is ready in stream order.
+// Every nvJPEG failure throws NvjpegError naming the call and the status (e.g.
+// NVJPEG_STATUS_BAD_JPEG); wrong arguments to decode() std::invalid_argument; the
+// destructors never throw. Batched decoding
 // on the JPEG engines: gpu_jpeg_batch.hpp; encoding: gpu_jpeg_encoder.hpp.
 
 #include "streampipe/cuda/device.hpp"
@@ -37,6 +38,15 @@ class NvjpegError : public Error {
 // the calling thread, the rest on the GPU; every JPEG nvJPEG reads. `hardware`: the GPU's JPEG
 // engines (A100, H100, ...), batched decoding only (GpuJpegBatchState), baseline JPEGs only.
 enum class GpuJpegBackend { general, hardware };
+
+// What a decode writes: interleaved 8-bit RGB, or the luma alone (NVJPEG_OUTPUT_Y: a YCbCr
+// JPEG's Y plane, without the chroma's upsampling and colour conversion; a gray JPEG's
+// samples), rows packed without padding.
+enum class GpuJpegOutput { rgb, luma };
+
+[[nodiscard]] constexpr std::size_t bytes_per_pixel(GpuJpegOutput output) noexcept {
+  return output == GpuJpegOutput::rgb ? 3 : 1;
+}
 
 struct GpuJpegInfo {
   std::uint32_t width = 0, height = 0;
@@ -75,12 +85,12 @@ class GpuJpegState {
   GpuJpegState(const GpuJpegState&) = delete;
   GpuJpegState& operator=(const GpuJpegState&) = delete;
 
-  // Decodes `jpeg` (host memory; info() of it given) to interleaved 8-bit RGB in `rgb`: device
-  // memory of the decoder's device, info.width * info.height * 3 bytes, rows of width * 3
-  // bytes, written in `stream` order. `jpeg` must stay unchanged until the stream has passed
-  // this point. Call with the decoder's device current.
-  void decode_rgb(std::span<const std::byte> jpeg, const GpuJpegInfo& info, std::span<std::uint8_t> rgb,
-                  StreamRef stream);
+  // Decodes `jpeg` (host memory; info() of it given) as `output` asks into `pixels`: device
+  // memory of the decoder's device, at least info.width * info.height * bytes_per_pixel(output)
+  // bytes, rows of width * bytes_per_pixel(output), written in `stream` order. `jpeg` must stay
+  // unchanged until the stream has passed this point. Call with the decoder's device current.
+  void decode(std::span<const std::byte> jpeg, const GpuJpegInfo& info, GpuJpegOutput output,
+              std::span<std::uint8_t> pixels, StreamRef stream);
 
  private:
   const GpuJpegDecoder* decoder_;

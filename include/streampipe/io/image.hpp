@@ -11,7 +11,8 @@
 // tRNS transparency, interlaced): palettes and sub-byte gray expand to 8-bit, tRNS becomes
 // an alpha channel, 16-bit stays 16-bit unless `strip_16` asks for 8 (rounded scaling).
 // JPEG gives gray or RGB; CMYK/YCCK is converted to RGB (Adobe-inverted CMYK, as written
-// by Photoshop and by libjpeg with its Adobe marker). Every failure - corrupt, truncated,
+// by Photoshop and by libjpeg with its Adobe marker); with ImageReadOptions::jpeg_luma a
+// YCbCr JPEG gives its Y plane alone (gray). Every failure - corrupt, truncated,
 // unsupported, too large - throws ImageError naming the source (file name or "<memory>")
 // and the reason; the C libraries never exit() or print. Corrupt entropy-coded JPEG data
 // (libjpeg's "premature end of data segment", bad Huffman codes, lost restart markers) is
@@ -89,6 +90,11 @@ struct ImageReadOptions {
   // Refuse images whose decoded size would exceed this, whatever the pixel limit says.
   std::size_t max_bytes = std::size_t{4} << 30;
   DecodeLimits limits;  // pixels and JPEG scans, checked from the header
+  // A JPEG whose colour space libjpeg-turbo reads as YCbCr decodes to its Y plane alone: one
+  // 8-bit channel, BT.601 luma, without the chroma planes' IDCT, upsampling and colour
+  // conversion (docs/gray.md gives how it compares with the luma of the RGB decode). Gray
+  // JPEGs decode as without it; CMYK, YCCK and RGB JPEGs and every PNG too.
+  bool jpeg_luma = false;
 };
 
 // The format the leading bytes announce; nullopt for anything else.
@@ -107,7 +113,8 @@ struct ImageHeader {
 [[nodiscard]] std::optional<ImageHeader> read_image_header(std::span<const std::byte> data) noexcept;
 
 // With options.limits.budget, the image's decoded bytes are reserved from its header first
-// (waiting while other threads hold the budget). read_image refuses what is not a regular
+// (waiting while other threads hold the budget; a JPEG's once its colour space says how many
+// channels it decodes to). read_image refuses what is not a regular
 // file (a FIFO, a device) by its kind before reading, and a file that is not PNG or JPEG
 // from its first bytes, before reading the rest.
 [[nodiscard]] Image decode_image(std::span<const std::byte> data, const ImageReadOptions& options = {},

@@ -7,11 +7,11 @@
 #include "streampipe/tools/gray/convert.hpp"
 
 #include "file_io.hpp"
+#include "luma_operation.hpp"
 #include "run_summary.hpp"
 
 #include "streampipe/cuda/device.hpp"
 #include "streampipe/cuda/nvtx.hpp"
-#include "streampipe/ops/pipeline_ops.hpp"
 #include "streampipe/host/atomic_file.hpp"
 #include "streampipe/host/host_info.hpp"
 #include "streampipe/tools/gray/pixels.hpp"
@@ -32,8 +32,9 @@
 namespace streampipe::tools::gray {
 namespace {
 
-// One file, one item: a host worker decodes it into the staging input as 8-bit RGB, the lane
-// converts it, a host worker encodes and writes the result.
+// One file, one item: a host worker decodes it into the staging input as its luma or as
+// 8-bit RGB (pixels.hpp), the lane copies or converts it, a host worker encodes and writes
+// the result.
 pipeline::Item file_item(FileResult& file, const Options& o, host::Overwrite overwrite) {
   pipeline::Item item;
   item.label = file.input.string();
@@ -42,8 +43,8 @@ pipeline::Item file_item(FileResult& file, const Options& o, host::Overwrite ove
   item.produce = [&file, &o](pipeline::StagingInput& staging) {
     const io::Image image = detail::read_and_decode(file, o);
     const std::size_t pixels = static_cast<std::size_t>(image.width) * image.height;
-    const auto in = staging.allocate(rgb8_bytes(image), pixels);
-    to_rgb8(image, {reinterpret_cast<std::uint8_t*>(in.data()), in.size()});
+    const auto in = staging.allocate(staged_bytes(image), pixels);
+    stage(image, {reinterpret_cast<std::uint8_t*>(in.data()), in.size()});
   };
   item.consume = [&file, &o, overwrite](std::span<const std::byte> out) {
     detail::write_output(
@@ -179,9 +180,9 @@ RunSummary convert(std::span<const Job> jobs, const Options& o) {
     }
   };
 #if defined(STREAMPIPE_HAVE_NVJPEG)
-  pipeline::Engine engine(gpu_stage ? gpu_stage->operation() : ops::gray_operation(), eo);
+  pipeline::Engine engine(gpu_stage ? gpu_stage->operation() : detail::luma_operation(), eo);
 #else
-  pipeline::Engine engine(ops::gray_operation(), eo);
+  pipeline::Engine engine(detail::luma_operation(), eo);
 #endif
   const auto t0 = std::chrono::steady_clock::now();
   summary.setup_ms = std::chrono::duration<double, std::milli>(t0 - t_call).count();

@@ -2,6 +2,7 @@
 #include "file_io.hpp"
 
 #include "streampipe/host/read_file.hpp"
+#include "streampipe/tools/gray/pixels.hpp"
 
 #include <fmt/format.h>
 
@@ -21,20 +22,29 @@ std::vector<std::byte> read_whole_file(const std::filesystem::path& path) {
       path, [&](std::span<const std::byte> head, std::uint64_t size) { io::check_image_head(head, size, name); });
 }
 
-io::Image read_and_decode(FileResult& file, const Options& options) {
-  const auto data = read_whole_file(file.input);
-  file.bytes_in = data.size();
+io::Image decode_file(FileResult& file, std::span<const std::byte> data, const Options& options) {
   file.decoder = "cpu";
-  // 16-bit samples stay 16-bit here, so the result reports the depth of the file; to_rgb8
+  // 16-bit samples stay 16-bit here, so the result reports the depth of the file; stage()
   // rounds them to 8 bits as libpng's strip_16 would.
   io::ImageReadOptions read;
   read.limits = options.limits;
+  read.jpeg_luma = options.jpeg_luma;
   io::Image image = io::decode_image(data, read, file.input.string());
   file.width = image.width;
   file.height = image.height;
   file.channels = image.channels;
   file.bit_depth = image.bit_depth;
+  // A colour JPEG decoded to its luma: the file's own layout is what its header says.
+  if (const auto header = io::read_image_header(data); header && header->format == io::ImageFormat::jpeg)
+    file.channels = header->channels;
+  file.decoded_to = to_string(staged_as(image));
   return image;
+}
+
+io::Image read_and_decode(FileResult& file, const Options& options) {
+  const auto data = read_whole_file(file.input);
+  file.bytes_in = data.size();
+  return decode_file(file, data, options);
 }
 
 void write_output(FileResult& file, std::span<const std::byte> data, host::Overwrite overwrite) {

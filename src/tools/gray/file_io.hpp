@@ -23,9 +23,13 @@ namespace streampipe::tools::gray::detail {
 // read then).
 [[nodiscard]] std::vector<std::byte> read_whole_file(const std::filesystem::path& path);
 
-// `file`'s input read and decoded on this thread (libpng / libjpeg-turbo, Options::limits
-// checked from the header first), with its size, layout and decoder ("cpu") filled in.
-// Throws what reading and decoding throw.
+// `data`, `file`'s bytes, decoded on this thread (libpng / libjpeg-turbo, Options::limits
+// checked from the header first; a YCbCr JPEG to its Y plane alone with Options::jpeg_luma),
+// with its layout (the file's: a colour JPEG has 3 channels however it was decoded), decoder
+// ("cpu") and decoded_to filled in. Throws what decoding throws.
+[[nodiscard]] io::Image decode_file(FileResult& file, std::span<const std::byte> data, const Options& options);
+
+// `file`'s input read whole and decode_file()'d, with its bytes_in filled in.
 [[nodiscard]] io::Image read_and_decode(FileResult& file, const Options& options);
 
 // Writes `data` as `file`'s output atomically (host::write_file_atomically, its blocks

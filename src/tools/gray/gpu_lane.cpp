@@ -2,7 +2,7 @@
 // GpuStage's lanes: one group per call (see gpu_stage.hpp). The JPEG engines take the
 // group's baseline JPEGs in one call; the rest, and a batch the engines refused as a whole,
 // go one by one through nvJPEG's general backend; what nvJPEG refuses there is decoded on the
-// host and uploaded. Encoding waits for the lane's stream (nvJPEG gives the length only on the
+// host and its gray image uploaded. Encoding waits for the lane's stream (nvJPEG gives the length only on the
 // host), so a lane that encodes finishes its group's device work before it returns.
 
 #include "gpu_stage_impl.hpp"
@@ -17,6 +17,7 @@
 #include <cuda_runtime_api.h>
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <stdexcept>
 
 namespace streampipe::tools::gray::detail {
@@ -32,25 +33,27 @@ void reserve_rgb(LaneCodecs& lane, const Device& device, std::size_t bytes, Stre
 }
 
 // nvJPEG refused the file: decode it on the host (as --decode cpu would, with the same
-// errors) and upload its RGB to `rgb`.
-void decode_on_host(LaneCodecs& lane, const Device& device, const Ticket& t, FileResult& file, std::uint8_t* rgb,
-                    StreamRef stream) {
-  const io::Image image = io::decode_image({t.host, t.in_bytes}, {}, file.input.string());
+// errors), make its gray image there and upload it to `gray`, the file's place in the output.
+void decode_on_host(LaneCodecs& lane, const Device& device, const Ticket& t, FileResult& file, const Options& options,
+                    std::uint8_t* gray, StreamRef stream) {
+  io::ImageReadOptions read;
+  read.jpeg_luma = options.jpeg_luma;
+  const io::Image image = io::decode_image({t.host, t.in_bytes}, read, file.input.string());
   if (image.width != file.width || image.height != file.height)
     throw std::runtime_error(fmt::format("{}: decodes to {}x{}, its frame header says {}x{}", file.input.string(),
                                          image.width, image.height, file.width, file.height));
-  const std::size_t bytes = rgb8_bytes(image);
-  if (lane.uploaded) lane.uploaded->synchronize();  // host_rgb is free again
-  if (lane.host_rgb.size() < bytes) {
-    lane.host_rgb.reset();
-    lane.host_rgb = PinnedBuffer<std::uint8_t>(bytes);
+  const std::vector<std::uint8_t> pixels = gray8(image);
+  if (lane.uploaded) lane.uploaded->synchronize();  // host_gray is free again
+  if (lane.host_gray.size() < pixels.size()) {
+    lane.host_gray.reset();
+    lane.host_gray = PinnedBuffer<std::uint8_t>(pixels.size());
   }
-  to_rgb8(image, {lane.host_rgb.data(), bytes});
-  SP_CUDA_CHECK(cudaMemcpyAsync(rgb, lane.host_rgb.data(), bytes, cudaMemcpyHostToDevice, stream.handle()));
+  std::copy(pixels.begin(), pixels.end(), lane.host_gray.data());
+  SP_CUDA_CHECK(
+      cudaMemcpyAsync(gray, lane.host_gray.data(), pixels.size(), cudaMemcpyHostToDevice, stream.handle()));
   if (!lane.uploaded) lane.uploaded.emplace(device, EventTiming::disabled);
   lane.uploaded->record(stream);
-  file.channels = image.channels;
-  file.bit_depth = image.bit_depth;
+  file.decoded_to = to_string(staged_as(image));
 }
 
 }  // namespace
@@ -63,10 +66,19 @@ void GpuStage::Impl::run_host(const pipeline::Batch& b) {
   for (std::size_t k = 0; k < count; ++k) {
     const FileResult& f = files[first + k];
     const Ticket& t = tickets[first + k];
-    if (t.kind == Ticket::Kind::failed) continue;
-    if (t.kind != Ticket::Kind::rgb) throw std::logic_error("gray: the CPU's lanes were given a compressed file");
     const std::size_t pixels = std::size_t{f.width} * f.height;
-    ops::rgb_to_gray_host({in + t.in_offset, pixels * 3}, {out + t.out_offset, pixels});
+    switch (t.kind) {
+      case Ticket::Kind::failed:
+        break;
+      case Ticket::Kind::jpeg:
+        throw std::logic_error("gray: the CPU's lanes were given a compressed file");
+      case Ticket::Kind::luma:
+        std::copy_n(in + t.in_offset, pixels, out + t.out_offset);
+        break;
+      case Ticket::Kind::rgb:
+        ops::rgb_to_gray_host({in + t.in_offset, pixels * 3}, {out + t.out_offset, pixels});
+        break;
+    }
   }
 }
 
@@ -81,16 +93,22 @@ void GpuStage::Impl::run_lane(const pipeline::Batch& b) {
   const StreamRef stream = b.stream();
   const auto* in = b.in_as<const std::uint8_t>(0);
   auto* out = b.out_as<std::uint8_t>(0);
+  // JPEGs decoded to their luma go straight into the group's output; to RGB, into the lane's
+  // RGB buffer, whose luma the kernel then takes.
+  const io::GpuJpegOutput output = options.jpeg_luma ? io::GpuJpegOutput::luma : io::GpuJpegOutput::rgb;
 
   std::vector<std::size_t> rgb_at(count);
   std::size_t rgb_bytes = 0;
   for (std::size_t k = 0; k < count; ++k) {
     const FileResult& f = files[first + k];
-    if (tickets[first + k].kind != Ticket::Kind::jpeg) continue;
+    if (tickets[first + k].kind != Ticket::Kind::jpeg || output != io::GpuJpegOutput::rgb) continue;
     rgb_at[k] = rgb_bytes;
     rgb_bytes = align_up(rgb_bytes + std::size_t{f.width} * f.height * 3);
   }
   if (rgb_bytes > 0) reserve_rgb(lane, device, rgb_bytes, stream);
+  const auto decoded_at = [&](std::size_t k) {
+    return output == io::GpuJpegOutput::luma ? out + tickets[first + k].out_offset : lane.rgb.data() + rgb_at[k];
+  };
   // A state is reused only once the GPU has finished its last decode: refilling it earlier
   // gave other files' pixels and hung nvJPEG's JPEG engines (the lane enqueues the next
   // group while the last is still on the stream).
@@ -117,7 +135,7 @@ void GpuStage::Impl::run_lane(const pipeline::Batch& b) {
     } else if (infos[k].width != f.width || infos[k].height != f.height) {
       refused[k] = "nvJPEG reads another size";
     } else if (lane.batched && t.baseline && infos[k].engine_sampling) {
-      engine_batch.push_back({jpeg, infos[k], lane.rgb.data() + rgb_at[k]});
+      engine_batch.push_back({jpeg, infos[k], decoded_at(k)});
       engine_files.push_back(k);
     } else {
       single.push_back(k);
@@ -125,7 +143,7 @@ void GpuStage::Impl::run_lane(const pipeline::Batch& b) {
   }
   if (!engine_batch.empty()) {
     try {
-      lane.batched->decode_rgb(engine_batch, stream);
+      lane.batched->decode(engine_batch, output, stream);
     } catch (const io::NvjpegError&) {
       single.insert(single.end(), engine_files.begin(), engine_files.end());  // one by one finds the culprit
     }
@@ -133,24 +151,28 @@ void GpuStage::Impl::run_lane(const pipeline::Batch& b) {
   for (const std::size_t k : single) {
     const Ticket& t = tickets[first + k];
     try {
-      const std::size_t bytes = std::size_t{infos[k].width} * infos[k].height * 3;
-      lane.single->decode_rgb({t.host, t.in_bytes}, infos[k], {lane.rgb.data() + rgb_at[k], bytes}, stream);
+      const std::size_t bytes = std::size_t{infos[k].width} * infos[k].height * io::bytes_per_pixel(output);
+      lane.single->decode({t.host, t.in_bytes}, infos[k], output, {decoded_at(k), bytes}, stream);
     } catch (const io::NvjpegError& e) {
       refused[k] = fmt::format("nvJPEG: {}", e.status_name());
     }
   }
+  // Files whose gray image is in the output already: decoded to luma, or made on the host.
+  std::vector<bool> gray_ready(count, output == io::GpuJpegOutput::luma);
   for (std::size_t k = 0; k < count; ++k) {
     FileResult& f = files[first + k];
     Ticket& t = tickets[first + k];
     if (t.kind != Ticket::Kind::jpeg) continue;
     if (refused[k].empty()) {
       f.decoder = "gpu";
+      f.decoded_to = output == io::GpuJpegOutput::luma ? "luma" : "rgb";
       continue;
     }
     f.decoder = "cpu";
     f.fallback = refused[k];  // counted even when the host decoder fails the file too
+    gray_ready[k] = true;
     try {
-      decode_on_host(lane, device, t, f, lane.rgb.data() + rgb_at[k], stream);
+      decode_on_host(lane, device, t, f, options, out + t.out_offset, stream);
     } catch (...) {
       f.error = current_error(f.input);
       t.kind = Ticket::Kind::failed;
@@ -162,9 +184,15 @@ void GpuStage::Impl::run_lane(const pipeline::Batch& b) {
   for (std::size_t k = 0; k < count; ++k) {
     const FileResult& f = files[first + k];
     const Ticket& t = tickets[first + k];
-    if (!t.ok()) continue;
-    const std::uint8_t* rgb = t.kind == Ticket::Kind::jpeg ? lane.rgb.data() + rgb_at[k] : in + t.in_offset;
-    ops::rgb_to_gray(stream, rgb, out + t.out_offset, std::size_t{f.width} * f.height);
+    const std::size_t pixels = std::size_t{f.width} * f.height;
+    if (t.kind == Ticket::Kind::luma) {
+      SP_CUDA_CHECK(cudaMemcpyAsync(out + t.out_offset, in + t.in_offset, pixels, cudaMemcpyDeviceToDevice,
+                                    stream.handle()));
+    } else if (t.kind == Ticket::Kind::rgb) {
+      ops::rgb_to_gray(stream, in + t.in_offset, out + t.out_offset, pixels);
+    } else if (t.kind == Ticket::Kind::jpeg && !gray_ready[k]) {
+      ops::rgb_to_gray(stream, lane.rgb.data() + rgb_at[k], out + t.out_offset, pixels);
+    }
   }
   if (!setup.encode) return;
   // Every image of the group is encoded before any is retrieved: one wait for the stream.

@@ -71,7 +71,7 @@ std::shared_ptr<void> GpuStage::Impl::start_device(const pipeline::DeviceStart& 
 
 void GpuStage::Impl::produce(std::size_t item, pipeline::StagingInput& staging) {
   const auto [first, count] = files_of(item);
-  // The CPU's lanes (the operation's host form) take decoded RGB only.
+  // The CPU's lanes (the operation's host form) take decoded files only.
   const bool gpu_decodes = setup.decode && !staging.runs_host_form();
   std::vector<std::vector<std::byte>> jpegs(count);
   std::vector<io::Image> images(count);
@@ -97,16 +97,9 @@ void GpuStage::Impl::produce(std::size_t item, pipeline::StagingInput& staging) 
         jpegs[k] = std::move(data);
       } else {
         if (refusal) f.fallback = std::move(*refusal);
-        f.decoder = "cpu";
-        io::ImageReadOptions read;
-        read.limits = options.limits;
-        images[k] = io::decode_image(data, read, f.input.string());
-        f.width = images[k].width;
-        f.height = images[k].height;
-        f.channels = images[k].channels;
-        f.bit_depth = images[k].bit_depth;
-        t.kind = Ticket::Kind::rgb;
-        t.in_bytes = rgb8_bytes(images[k]);
+        images[k] = decode_file(f, data, options);
+        t.kind = staged_as(images[k]) == Staged::luma ? Ticket::Kind::luma : Ticket::Kind::rgb;
+        t.in_bytes = staged_bytes(images[k]);
       }
     } catch (...) {
       f.error = current_error(f.input);
@@ -126,8 +119,8 @@ void GpuStage::Impl::produce(std::size_t item, pipeline::StagingInput& staging) 
     if (t.kind == Ticket::Kind::jpeg) {
       std::memcpy(at, jpegs[k].data(), t.in_bytes);
       t.host = at;
-    } else if (t.kind == Ticket::Kind::rgb) {
-      to_rgb8(images[k], {reinterpret_cast<std::uint8_t*>(at), t.in_bytes});
+    } else if (t.ok()) {
+      stage(images[k], {reinterpret_cast<std::uint8_t*>(at), t.in_bytes});
     }
   }
 }

@@ -5,12 +5,13 @@
 // call. The operation has both forms, so a group may run on the CPU's lanes or on a GPU:
 //   produce (a host worker): reads the group's files; for a GPU, a JPEG nvJPEG should take
 //     (gpu_decode_refusal) is staged as it is; every other file, and every file of a group
-//     the CPU takes, is decoded to RGB on the host and staged;
-//   a GPU's lane: decodes the group's JPEGs, batched on the JPEG engines where the GPU has
-//     them and the file is baseline, else one by one on nvJPEG's general backend, else (nvJPEG
-//     refused it) on the host; converts every file to gray; with GPU encoding, encodes each
-//     gray image as JPEG on the GPU;
-//   the CPU's lane: converts the staged RGB to gray;
+//     the CPU takes, is decoded on the host and staged as its luma or as RGB (pixels.hpp);
+//   a GPU's lane: decodes the group's JPEGs - to their luma alone (Options::jpeg_luma),
+//     straight into the group's output, else to RGB - batched on the JPEG engines where the
+//     GPU has them and the file is baseline, else one by one on nvJPEG's general backend,
+//     else (nvJPEG refused it) on the host; takes the luma of what is RGB and copies what is
+//     staged luma; with GPU encoding, encodes each gray image as JPEG on the GPU;
+//   the CPU's lane: takes the luma of the staged RGB, copies the staged luma;
 //   consume (a host worker): encodes on the host what the GPU did not, writes every file.
 // A file that fails fails alone (its FileResult's `error`); the others of its group go on.
 // Each GPU's nvJPEG libraries and its lanes' states are made by the operation's

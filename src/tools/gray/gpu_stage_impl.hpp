@@ -25,7 +25,9 @@ constexpr std::size_t align_up(std::size_t n) noexcept { return (n + 255) / 256 
 // Where one file of a group is in the group's staged input and output (written by produce,
 // read by the lane and by consume, which the engine orders after it).
 struct Ticket {
-  enum class Kind { failed, jpeg, rgb };  // failed: FileResult::error says why
+  // failed: FileResult::error says why; jpeg: staged compressed, for nvJPEG; luma and rgb:
+  // decoded on the host and staged as tools/gray/pixels.hpp says.
+  enum class Kind { failed, jpeg, luma, rgb };
   Kind kind = Kind::failed;
   const std::byte* host = nullptr;  // jpeg: the file's bytes in the pinned staging input
   std::size_t in_offset = 0, in_bytes = 0;
@@ -39,9 +41,9 @@ struct LaneCodecs {
   std::unique_ptr<io::GpuJpegState> single;          // general backend, one image per call
   std::unique_ptr<io::GpuJpegBatchState> batched;    // JPEG engines
   std::vector<std::unique_ptr<io::GpuJpegEncoder>> encoders;  // one per file of a group
-  DeviceBuffer<std::uint8_t> rgb;                    // the group's decoded JPEGs
-  PinnedBuffer<std::uint8_t> host_rgb;               // a file nvJPEG refused, decoded on the host
-  std::optional<Event> uploaded;                     // the last upload from host_rgb has finished
+  DeviceBuffer<std::uint8_t> rgb;                    // the group's JPEGs decoded to RGB (not to luma)
+  PinnedBuffer<std::uint8_t> host_gray;              // a file nvJPEG refused: its gray image, made on the host
+  std::optional<Event> uploaded;                     // the last upload from host_gray has finished
   // The lane's last group has been decoded: nvJPEG's states hold that group's bitstreams and
   // buffers until then, so the next group's decode on them waits for it.
   std::optional<Event> decoded;
@@ -80,7 +82,7 @@ struct GpuStage::Impl {
   // A GPU's codecs, on its start thread (gpu_stage.cpp).
   std::shared_ptr<void> start_device(const pipeline::DeviceStart& start);
   void run_lane(const pipeline::Batch& b);  // a GPU's lane (gpu_lane.cpp)
-  void run_host(const pipeline::Batch& b);  // the CPU's lane: the staged RGB to gray
+  void run_host(const pipeline::Batch& b);  // the CPU's lane: the staged luma or RGB to gray
 };
 
 }  // namespace streampipe::tools::gray::detail

@@ -32,7 +32,7 @@ std::string time_table(const RunSummary& s) {
                    busy >= 0 && t.wall_ms > 0 ? fmt::format("{:.1f}%", 100 * busy / t.wall_ms) : "",
                    fmt::format("{:.3f}", summed / n)});
   };
-  row(nvjpeg ? "read (+ CPU decode of fallbacks) (host workers)" : "read + decode + to RGB (host workers)", t.decode_ms,
+  row(nvjpeg ? "read (+ CPU decode of fallbacks) (host workers)" : "read + decode (host workers)", t.decode_ms,
       t.decode_busy_ms);
   row(gpu ? "H2D copy (CPU lanes: memcpy)" : "copy in (CPU lanes)", t.h2d_ms, -1);
   row(nvjpeg ? "nvJPEG decode + luma kernel (CPU lanes: luma)" : gpu ? "luma kernel (CPU lanes: luma)" : "luma (CPU lanes)",
@@ -143,6 +143,7 @@ nlohmann::json run_json(const RunSummary& s, bool files) {
                       {"encode", s.encode},
                       {"gpu_decoded", s.gpu_decoded},
                       {"decode_fallbacks", s.fallbacks},
+                      {"decoded_to", s.decoded_to},
                       {"time_ms",
                        {{"decode", t.decode_ms},
                         {"h2d", t.h2d_ms},
@@ -167,6 +168,7 @@ nlohmann::json run_json(const RunSummary& s, bool files) {
                           {"bytes_in", f.bytes_in}};
       if (!f.decoder.empty()) e["decoder"] = f.decoder;
       if (!f.fallback.empty()) e["decode_fallback"] = f.fallback;
+      if (!f.decoded_to.empty()) e["decoded_to"] = f.decoded_to;
       if (f.device != -1) e["device"] = f.device == pipeline::kCpuDevice ? nlohmann::json("cpu") : nlohmann::json(f.device);
       if (f.ok) {
         e["bytes_out"] = f.bytes_out;

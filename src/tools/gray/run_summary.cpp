@@ -50,6 +50,7 @@ void total_up(RunSummary& summary, const std::vector<pipeline::DeviceReport>& me
     if (!f.fallback.empty()) ++summary.fallbacks[f.fallback];
     if (f.ok) {
       ++summary.ok;
+      if (!f.decoded_to.empty()) ++summary.decoded_to[f.decoded_to];
       summary.bytes_out += f.bytes_out;
       summary.pixels += static_cast<std::uint64_t>(f.width) * f.height;
       ++per_device[f.device];

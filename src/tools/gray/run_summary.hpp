@@ -16,7 +16,7 @@ namespace streampipe::tools::gray::detail {
 void settle_file(FileResult& f, const pipeline::ItemResult& r);
 
 // After the run: counts and bytes, the members that converted files (backend, device), where
-// JPEGs were decoded and encoded, fallbacks by reason, and each member's share of the files
+// JPEGs were decoded and encoded and to what, fallbacks by reason, and each member's share of the files
 // and rate. `call_ms` is when convert() was called (Timeline::now_ms), from which the
 // members' joined_ms are counted; `gpu_encode` whether nvJPEG could encode this run's outputs.
 void total_up(RunSummary& summary, const std::vector<pipeline::DeviceReport>& members, double call_ms, bool gpu_encode);

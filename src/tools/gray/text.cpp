@@ -54,6 +54,15 @@ std::string full_report(const RunSummary& s, const CommandTime& t, const RunText
     add(fmt::format("decode: {} file(s) by nvJPEG on the GPU, {} given to the CPU decoder{}; {}, {} files per item",
                     s.gpu_decoded, on_cpu, why.empty() ? "" : fmt::format(" ({})", why), s.codecs, s.group));
   }
+  if (!s.decoded_to.empty()) {
+    const auto count = [&s](const char* to) {
+      const auto at = s.decoded_to.find(to);
+      return at == s.decoded_to.end() ? std::size_t{0} : at->second;
+    };
+    add(fmt::format("decoded to: {} file(s) luma (a JPEG's Y plane alone, or a gray image), {} RGB (the luma "
+                    "computed from it)",
+                    count("luma"), count("rgb")));
+  }
   if (s.encode != "cpu") add(fmt::format("encode: JPEG outputs by nvJPEG on the GPU ({})", s.encode));
   return text + time_table(s);
 }

@@ -3,11 +3,12 @@
 // The gray tool's work: image files -> 8-bit grayscale files, through the pipeline engine.
 // Each file (or group of files) is one item on the engine's device set: the CPU and every
 // GPU by default. A host worker reads the file and prepares it for the member that takes
-// the item: the CPU's decoder (libjpeg-turbo / libpng) to 8-bit RGB for the CPU's lanes or
-// a GPU without nvJPEG in the run; the compressed JPEG for a GPU with nvJPEG, which decodes
-// it on the lane (gray_decode.hpp). The luma is BT.601 fixed point (ops::rgb_to_gray, equal
-// to OpenCV's cvtColor(RGB2GRAY)) on whichever member runs it, and a host worker encodes
-// the result (or nvJPEG did, Encode::gpu) and writes it atomically (temp file + rename;
+// the item: the CPU's decoder (libjpeg-turbo / libpng) to its gray values (a YCbCr JPEG's Y
+// plane, decoded alone: Options::jpeg_luma; a gray image) or to 8-bit RGB (pixels.hpp), for
+// the CPU's lanes or a GPU without nvJPEG in the run; the compressed JPEG for a GPU with
+// nvJPEG, which decodes it on the lane (decode.hpp). The luma of RGB is BT.601 fixed point
+// (ops::rgb_to_gray, equal to OpenCV's cvtColor(RGB2GRAY)) on whichever member runs it, and
+// a host worker encodes the result (or nvJPEG did, Encode::gpu) and writes it atomically (temp file + rename;
 // refused if it exists, unless `force`). A corrupt, truncated or unsupported file fails
 // alone, named with its reason.
 // The engine starts cold: the CPU's lanes convert files from the first moment while each GPU
@@ -46,6 +47,9 @@ struct FileResult {
   std::uint32_t width = 0, height = 0;
   int channels = 0, bit_depth = 0;  // as decoded (before the conversion to 8-bit RGB)
   std::string decoder;   // "gpu" (nvJPEG) or "cpu" once decoded
+  // "luma": the decoder gave its gray values (a JPEG's Y plane, decoded alone, or a gray
+  // image); "rgb": it gave colour, whose luma the lanes computed. Empty until decoded.
+  std::string decoded_to;
   std::string fallback;  // Decode::gpu: why the CPU decoded this file; empty when nvJPEG did
   bool cancelled = false;  // never converted: a stop was requested first (`error` says so)
   int device = -1;          // the GPU that converted it, pipeline::kCpuDevice, or -1: none
@@ -69,6 +73,11 @@ struct Options {
   // wrongly: docs/gray.md).
   Decode decode = Decode::automatic;
   Encode encode = Encode::automatic;  // JPEG output; as `decode`
+  // YCbCr JPEGs decoded to their Y plane alone (libjpeg-turbo and nvJPEG skip the chroma;
+  // within a level of the luma of the RGB decode wherever no colour clips, docs/gray.md).
+  // False: every file decoded to RGB, then its luma taken (equal to OpenCV's
+  // cvtColor(RGB2GRAY) of the decoded RGB on every pixel).
+  bool jpeg_luma = true;
   // With nvJPEG in the run: files per engine item, decoded in one call (0: chosen from the
   // files, the workers and the output format).
   int group = 0;
@@ -116,6 +125,7 @@ struct RunSummary {
   std::vector<DeviceShare> devices;  // each member of the set, the CPU first
   std::size_t gpu_decoded = 0;  // files nvJPEG decoded
   std::map<std::string, std::size_t> fallbacks;  // Decode::gpu: files the CPU decoded, by reason
+  std::map<std::string, std::size_t> decoded_to;  // converted files by FileResult::decoded_to
   std::vector<pipeline::StageRecord> records;  // the engine's timeline
   // Per file, in job order: the engine's result of its item (its group's).
   std::vector<pipeline::ItemResult> items;

@@ -1,0 +1,224 @@
+// SPDX-License-Identifier: Apache-2.0
+// nvJPEG's luma-only output (NVJPEG_OUTPUT_Y, GpuJpegOutput::luma) against libjpeg-turbo's
+// luma-only decode, on JPEGs of every coding nvJPEG is given (written here with
+// libjpeg-turbo), one by one and batched on the JPEG engines: rows packed, nothing written
+// past the image, the gray values within the documented tolerance (docs/gray.md); and whole
+// --decode gpu runs against --decode cpu with luma-only decoding: each file's path and
+// decoder, outputs within the tolerance, the files nvJPEG is not given exactly the CPU's.
+
+#include "io/jpeg_recipes.hpp"
+#include "support/gpu.hpp"
+#include "test_gray_files.hpp"
+
+#include "streampipe/cuda/device_buffer.hpp"
+#include "streampipe/cuda/error.hpp"
+#include "streampipe/cuda/stream.hpp"
+#include "streampipe/io/gpu_jpeg_batch.hpp"
+#include "streampipe/io/gpu_jpeg_decoder.hpp"
+#include "streampipe/tools/gray/convert.hpp"
+#include "streampipe/tools/gray/decode.hpp"
+
+#include <cuda_runtime_api.h>
+#include <gtest/gtest.h>
+
+#include <iostream>
+#include <memory>
+
+namespace streampipe::tools::gray {
+namespace {
+using namespace testing;
+
+constexpr std::uint8_t kPoison = 0xA5;
+constexpr std::size_t kGuard = 256;  // bytes after the image that must stay poisoned
+
+struct Sample {
+  std::string name;
+  std::vector<std::byte> jpeg;
+  bool baseline = false;
+};
+
+// The recipes nvJPEG is given (gpu_decode_refusal accepts them) at odd sizes.
+std::vector<Sample> gpu_samples() {
+  std::vector<Sample> samples;
+  const std::pair<std::uint32_t, std::uint32_t> sizes[] = {{17, 9}, {333, 211}, {1, 1}, {640, 479}};
+  unsigned seed = 1;
+  for (const auto& recipe : io::testing::every_jpeg_recipe()) {
+    for (const auto& [w, h] : sizes) {
+      Sample s;
+      s.name = recipe.name + " " + std::to_string(w) + "x" + std::to_string(h);
+      s.jpeg = io::testing::write_jpeg_recipe(io::testing::in_gamut_photo(w, h, seed++), recipe);
+      if (gpu_decode_refusal(s.jpeg)) continue;
+      s.baseline = !recipe.progressive;
+      samples.push_back(std::move(s));
+    }
+  }
+  return samples;
+}
+
+std::vector<std::uint8_t> cpu_luma(std::span<const std::byte> jpeg) {
+  io::ImageReadOptions o;
+  o.jpeg_luma = true;
+  const io::Image image = io::decode_image(jpeg, o);
+  EXPECT_EQ(image.channels, 1);
+  return image.pixels;
+}
+
+// The poisoned device buffer's first `bytes` as decoded; fails when the guard after them changed.
+std::vector<std::uint8_t> fetch(const DeviceBuffer<std::uint8_t>& d, std::size_t bytes, const Stream& stream,
+                                const std::string& name) {
+  std::vector<std::uint8_t> host(bytes + kGuard);
+  SP_CUDA_CHECK(cudaMemcpyAsync(host.data(), d.data(), host.size(), cudaMemcpyDeviceToHost, stream.handle()));
+  stream.synchronize();
+  for (std::size_t i = bytes; i < host.size(); ++i)
+    if (host[i] != kPoison) {
+      ADD_FAILURE() << name << ": byte " << i - bytes << " past the image was written";
+      break;
+    }
+  host.resize(bytes);
+  return host;
+}
+
+DeviceBuffer<std::uint8_t> poisoned(const Device& device, std::size_t bytes, const Stream& stream) {
+  DeviceBuffer<std::uint8_t> d(device, bytes + kGuard);
+  SP_CUDA_CHECK(cudaMemsetAsync(d.data(), kPoison, bytes + kGuard, stream.handle()));
+  return d;
+}
+
+TEST(GpuJpegLuma, OneByOneMatchesLibjpegTurbosLuma) {
+  SP_REQUIRE_GPU();
+  const Device device(0);
+  const io::GpuJpegDecoder decoder(device);
+  io::GpuJpegState state(decoder);
+  const Stream stream(device);
+  LevelDifference all;
+  for (const Sample& s : gpu_samples()) {
+    const io::GpuJpegInfo info = decoder.info(s.jpeg);
+    ASSERT_TRUE(info.supported) << s.name << ": " << info.sampling;
+    const std::size_t bytes = std::size_t{info.width} * info.height;
+    auto d = poisoned(device, bytes, stream);
+    state.decode(s.jpeg, info, io::GpuJpegOutput::luma, {d.data(), bytes}, stream.ref());
+    LevelDifference diff;
+    diff.add(fetch(d, bytes, stream, s.name), cpu_luma(s.jpeg));
+    std::cout << s.name << " (" << info.sampling << "): max " << diff.max << " mean " << diff.mean() << "\n";
+    EXPECT_TRUE(diff.within_tolerance()) << s.name << ": max " << diff.max << " mean " << diff.mean();
+    all.add(diff);
+  }
+  std::cout << "nvJPEG's luma vs libjpeg-turbo's over " << all.count << " pixels: max " << all.max << " mean "
+            << all.mean() << "\n";
+  EXPECT_GT(all.count, 0u);
+}
+
+TEST(GpuJpegLuma, TheJpegEnginesDecodeLumaInBatches) {
+  SP_REQUIRE_GPU();
+  const Device device(0);
+  std::unique_ptr<io::GpuJpegDecoder> engines;
+  try {
+    engines = std::make_unique<io::GpuJpegDecoder>(device, io::GpuJpegBackend::hardware);
+  } catch (const io::NvjpegError& e) {
+    GTEST_SKIP() << "no JPEG engines on this GPU: " << e.what();
+  }
+  if (engines->hardware_engines() == 0) GTEST_SKIP() << "no JPEG engines on this GPU";
+  const io::GpuJpegDecoder general(device);
+  io::GpuJpegBatchState state(*engines);
+  const Stream stream(device);
+  std::vector<Sample> batch;
+  for (auto& s : gpu_samples())
+    if (s.baseline && general.info(s.jpeg).engine_sampling) batch.push_back(std::move(s));
+  ASSERT_GE(batch.size(), 8u);
+  // RGB, then luma, then RGB again on one state: a change of output sets the state up again.
+  for (const auto output : {io::GpuJpegOutput::rgb, io::GpuJpegOutput::luma, io::GpuJpegOutput::rgb}) {
+    std::vector<DeviceBuffer<std::uint8_t>> buffers;
+    std::vector<io::GpuJpegTarget> targets;
+    for (const Sample& s : batch) {
+      const io::GpuJpegInfo info = general.info(s.jpeg);
+      buffers.push_back(poisoned(device, std::size_t{info.width} * info.height * io::bytes_per_pixel(output), stream));
+      targets.push_back({s.jpeg, info, buffers.back().data()});
+    }
+    state.decode(targets, output, stream.ref());
+    LevelDifference all;
+    for (std::size_t i = 0; i < batch.size(); ++i) {
+      const std::size_t pixels = std::size_t{targets[i].info.width} * targets[i].info.height;
+      auto got = fetch(buffers[i], pixels * io::bytes_per_pixel(output), stream, batch[i].name);
+      if (output == io::GpuJpegOutput::rgb) {
+        std::vector<std::uint8_t> y(pixels);
+        ops::rgb_to_gray_host(got, y);
+        got = std::move(y);
+      }
+      LevelDifference diff;
+      diff.add(got, cpu_luma(batch[i].jpeg));
+      EXPECT_TRUE(diff.within_tolerance()) << batch[i].name << ": max " << diff.max << " mean " << diff.mean();
+      all.add(diff);
+    }
+    std::cout << "JPEG engines, " << batch.size() << " files to " << (output == io::GpuJpegOutput::rgb ? "RGB" : "luma")
+              << ": max " << all.max << " mean " << all.mean() << " levels from libjpeg-turbo's luma\n";
+  }
+}
+
+TEST(GrayGpuDecode, LumaRunsMatchTheCpuLumaPath) {
+  SP_REQUIRE_GPU();
+  TempDir d;
+  std::vector<fs::path> files;
+  std::vector<bool> for_nvjpeg;
+  unsigned seed = 100;
+  for (const auto& recipe : io::testing::every_jpeg_recipe()) {
+    const auto jpeg = io::testing::write_jpeg_recipe(io::testing::in_gamut_photo(301, 199, seed++), recipe);
+    files.push_back(d / ("in/" + recipe.name + ".jpg"));
+    write_bytes(files.back(), jpeg.data(), jpeg.size());
+    for_nvjpeg.push_back(!gpu_decode_refusal(jpeg));
+  }
+  files.push_back(d / "in/picture.png");
+  write_png(files.back(), random_image(123, 45, 3, 8, 6));
+  for_nvjpeg.push_back(false);
+
+  Options o;
+  o.engine.backend = pipeline::Backend::gpu;
+  o.engine.devices = {0};
+  o.engine.host_threads = 2;
+  o.engine.lanes = 2;
+  o.group = 4;
+  o.decode = Decode::cpu;
+  const auto cpu_jobs = jobs_for(files, d / "out-cpu");
+  const RunSummary cpu = convert(cpu_jobs, o);
+  o.decode = Decode::gpu;
+  const auto gpu_jobs = jobs_for(files, d / "out-gpu");
+  const RunSummary gpu = convert(gpu_jobs, o);
+  ASSERT_EQ(cpu.ok, files.size());
+  ASSERT_EQ(gpu.ok, files.size());
+  EXPECT_EQ(gpu.decoded_to, cpu.decoded_to) << "the same files decoded to luma either way";
+
+  LevelDifference diff;
+  for (std::size_t i = 0; i < files.size(); ++i) {
+    SCOPED_TRACE(files[i].filename().string());
+    const FileResult& c = cpu.files[i];
+    const FileResult& g = gpu.files[i];
+    EXPECT_EQ(g.decoded_to, c.decoded_to);
+    EXPECT_EQ(g.decoder, for_nvjpeg[i] ? "gpu" : "cpu") << g.fallback;
+    const io::Image want = io::read_image(cpu_jobs[i].output);
+    const io::Image got = io::read_image(gpu_jobs[i].output);
+    ASSERT_EQ(got.pixels.size(), want.pixels.size());
+    if (g.decoder == "gpu") {
+      EXPECT_EQ(g.decoded_to, "luma");
+      diff.add(got.pixels, want.pixels);
+    } else {
+      EXPECT_EQ(got.pixels, want.pixels) << "decoded on the host either way";
+    }
+  }
+  std::cout << "--decode gpu (luma) against --decode cpu (luma) over " << diff.count << " pixels: max " << diff.max
+            << " mean " << diff.mean() << " levels\n";
+  EXPECT_GT(diff.count, 0u);
+  EXPECT_TRUE(diff.within_tolerance()) << "max " << diff.max << " mean " << diff.mean();
+
+  // Without luma-only decoding nvJPEG decodes to RGB and the kernel takes its luma.
+  o.jpeg_luma = false;
+  const auto rgb_jobs = jobs_for(files, d / "out-gpu-rgb");
+  const RunSummary rgb = convert(rgb_jobs, o);
+  ASSERT_EQ(rgb.ok, files.size());
+  for (std::size_t i = 0; i < files.size(); ++i) {
+    if (rgb.files[i].decoder == "gpu") {
+      EXPECT_EQ(rgb.files[i].decoded_to, "rgb") << files[i];
+    }
+  }
+}
+
+}  // namespace
+}  // namespace streampipe::tools::gray
