@@ -42,7 +42,7 @@ void add_gray_flags(CLI::App& app, GrayFlags& o) {
       ->capture_default_str()
       ->type_name("WHERE");
   app.add_option("--encode", o.encode,
-                  "where JPEG outputs are encoded: auto (the GPU where nvJPEG and a GPU are there), cpu or gpu")
+                  "where JPEG outputs are encoded: auto (the CPU), cpu, or gpu (nvJPEG)")
       ->capture_default_str()
       ->type_name("WHERE");
   app.add_option("--max-pixels", o.max_pixels, "refuse images larger than N pixels, read from the header (0: no limit)")
@@ -52,6 +52,9 @@ void add_gray_flags(CLI::App& app, GrayFlags& o) {
   app.add_option("--group", o.group, "with nvJPEG: files per engine item (0: chosen from the run)")
       ->capture_default_str()->transform(whole_number(0, 256))->type_name("N");
   add_engine_options(app, o.engine, gray::engine_defaults(), "the GPUs the files are spread over (e.g. --devices 0,2)");
+  // gray's GPUs work only on its JPEG codecs (convert.hpp): auto is the CPU unless they are asked for.
+  app.get_option("--backend")
+      ->description("where the work runs: auto (the CPU; the GPUs with --decode gpu or --encode gpu), gpu or host");
   add_max_memory_option(app, o.max_memory_mib);
   auto* quiet = app.add_flag("-q,--quiet", o.quiet, "print nothing but failures (no progress bar, no summary line)");
   app.add_flag("-v,--verbose", o.verbose,

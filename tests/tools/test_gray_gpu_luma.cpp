@@ -100,12 +100,15 @@ TEST(GpuJpegLuma, OneByOneMatchesLibjpegTurbosLuma) {
     LevelDifference diff;
     diff.add(fetch(d, bytes, stream, s.name), cpu_luma(s.jpeg));
     std::cout << s.name << " (" << info.sampling << "): max " << diff.max << " mean " << diff.mean() << "\n";
-    EXPECT_TRUE(diff.within_tolerance()) << s.name << ": max " << diff.max << " mean " << diff.mean();
+    // Within a level in every file (the IDCTs round apart); how many pixels differ is judged
+    // over all files, not per file: six pixels of a 17x9 image are already a mean of 0.04.
+    EXPECT_LE(diff.max, 1) << s.name << ": max " << diff.max << " mean " << diff.mean();
     all.add(diff);
   }
   std::cout << "nvJPEG's luma vs libjpeg-turbo's over " << all.count << " pixels: max " << all.max << " mean "
             << all.mean() << "\n";
   EXPECT_GT(all.count, 0u);
+  EXPECT_TRUE(all.within_tolerance()) << "max " << all.max << " mean " << all.mean();
 }
 
 TEST(GpuJpegLuma, TheJpegEnginesDecodeLumaInBatches) {

@@ -124,7 +124,7 @@ RunSummary convert(std::span<const Job> jobs, const Options& o) {
   const host::Overwrite overwrite = o.force ? host::Overwrite::allow : host::Overwrite::refuse;
   // setenv() races with the getenv() of threads already running (libjpeg-turbo reads its
   // settings on each thread's first decode): the environment is final before they start.
-  if (o.engine.backend != pipeline::Backend::host && !o.engine.simulate_gpus) request_hardware_queues();
+  if ((gpu_asked || o.engine.backend == pipeline::Backend::gpu) && !o.engine.simulate_gpus) request_hardware_queues();
 
   pipeline::EngineOptions eo = o.engine;
   eo.host_threads = threads;
@@ -133,13 +133,18 @@ RunSummary convert(std::span<const Job> jobs, const Options& o) {
   // Enough slots that every worker can stage one item while each lane holds one.
   if (eo.depth <= 0) eo.depth = std::max(2, (threads + 2 * std::min(eo.lanes, eo.cpu_lanes) - 1) / std::min(eo.lanes, eo.cpu_lanes));
   // Decode::gpu and Encode::gpu ask for every JPEG to go through nvJPEG: the GPUs only.
-  if (gpu_asked && eo.backend == pipeline::Backend::automatic) eo.backend = pipeline::Backend::gpu;
+  // Without them a GPU would only copy decoded luma through (and take the luma of RGB PNG
+  // inputs) while host workers still decode and encode its files: the CPU and a GPU together
+  // were slower than the CPU alone (docs/gray.md), so the defaults run on the CPU.
+  // (Simulated GPUs stay: they are the CPU's lanes, there to test the spreading of files.)
+  if (eo.backend == pipeline::Backend::automatic && !eo.simulate_gpus)
+    eo.backend = gpu_asked ? pipeline::Backend::gpu : pipeline::Backend::host;
   const bool may_use_gpu = eo.backend != pipeline::Backend::host && !eo.simulate_gpus;
   const bool nvjpeg = gpu_decode_available() && may_use_gpu;
   // nvJPEG decodes only when asked: on real photographs it gave some files' pixels far from
   // libjpeg-turbo's (docs/gray.md), which a default must never do.
   const bool gpu_decode = nvjpeg && o.decode == Decode::gpu;
-  const bool gpu_encode = nvjpeg && o.encode != Encode::cpu && o.format == io::ImageFormat::jpeg;
+  const bool gpu_encode = nvjpeg && o.encode == Encode::gpu && o.format == io::ImageFormat::jpeg;
   if (gpu_decode || gpu_encode)
     summary.group = o.group > 0 ? static_cast<std::size_t>(o.group) : group_size(jobs.size(), threads, !gpu_encode);
   const std::size_t per_item = summary.group;

@@ -68,9 +68,10 @@ struct Options {
   int jpeg_quality = 90;     // 1-100
   int png_compression = 1;   // 0-9; 1: up filter + run-length zlib, fast for photos (docs/image-io.md)
   bool force = false;        // replace existing outputs
-  // gpu: every JPEG through nvJPEG (needs it, and GPUs only: the CPU's lanes take no file);
-  // cpu and automatic: the host decodes every file (nvJPEG decoded some real photographs
-  // wrongly: docs/gray.md).
+  // gpu: every baseline JPEG through nvJPEG (needs it, and GPUs only: the CPU's lanes take no
+  // file; progressive files are decoded on the host); cpu and automatic: the host decodes
+  // every file. With neither codec on the GPU, Backend::automatic runs on the CPU alone: a
+  // GPU would only copy the luma through (docs/gray.md).
   Decode decode = Decode::automatic;
   Encode encode = Encode::automatic;  // JPEG output; as `decode`
   // YCbCr JPEGs decoded to their Y plane alone (libjpeg-turbo and nvJPEG skip the chroma;
