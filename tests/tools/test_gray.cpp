@@ -251,6 +251,23 @@ TEST(GrayRun, GrayInputComesOutIdentical) {
   EXPECT_EQ(io::read_image(d / "out/g.png").pixels, g.pixels);
 }
 
+// The defaults with GPUs named (--devices 0) but neither codec on a GPU run on the CPU alone,
+// on any machine: the GPUs named are not used, and naming them is no error.
+TEST(GrayRun, TheDefaultsWithGpusNamedRunOnTheCpu) {
+  TempDir d;
+  const io::Image img = random_image(37, 23, 3, 8, 5);
+  write_png(d / "c.png", img);
+  const std::vector<Job> jobs = {{d / "c.png", d / "out/c.png"}};
+  Options o;
+  o.engine.devices = {0};
+  o.engine.host_threads = 2;
+  const auto s = convert(jobs, o);
+  ASSERT_EQ(s.ok, 1u) << s.files[0].error;
+  EXPECT_EQ(s.backend, "host");
+  EXPECT_EQ(s.files[0].device, pipeline::kCpuDevice);
+  expect_exact(d / "c.png", d / "out/c.png");
+}
+
 TEST(GrayRun, JpegOutputIsWithinJpegTolerance) {
   TempDir d;
   // Smooth content, as JPEG is meant for: a gradient with mild noise.

@@ -234,7 +234,8 @@ TEST(GrayGpuDecode, GpuEncodedJpegsHoldTheGrayImage) {
   o.engine.devices = {0};
   o.engine.host_threads = 2;
   o.engine.lanes = 2;
-  o.decode = Decode::gpu;  // the defaults decode on the CPU (docs/gray.md)
+  o.decode = Decode::gpu;  // the defaults decode and encode on the CPU (docs/gray.md)
+  o.encode = Encode::gpu;  // JPEG outputs only: PNGs are encoded on the host either way
   o.group = 3;  // groups of files on the JPEG engines, the last one short
   const auto png_jobs = jobs_for(files, d / "out-png");
   const RunSummary exact = convert(png_jobs, o);

@@ -137,8 +137,10 @@ RunSummary convert(std::span<const Job> jobs, const Options& o) {
   // inputs) while host workers still decode and encode its files: the CPU and a GPU together
   // were slower than the CPU alone (docs/gray.md), so the defaults run on the CPU.
   // (Simulated GPUs stay: they are the CPU's lanes, there to test the spreading of files.)
-  if (eo.backend == pipeline::Backend::automatic && !eo.simulate_gpus)
+  if (eo.backend == pipeline::Backend::automatic && !eo.simulate_gpus) {
     eo.backend = gpu_asked ? pipeline::Backend::gpu : pipeline::Backend::host;
+    if (!gpu_asked) eo.devices.clear();  // --devices names GPUs this run does not use
+  }
   const bool may_use_gpu = eo.backend != pipeline::Backend::host && !eo.simulate_gpus;
   const bool nvjpeg = gpu_decode_available() && may_use_gpu;
   // nvJPEG decodes only when asked: on real photographs it gave some files' pixels far from
