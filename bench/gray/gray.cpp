@@ -212,9 +212,8 @@ Table measure_format(const State& state, const Config& c, io::ImageFormat format
     }
   }
   if (at.tool >= 0 && t.rows[static_cast<std::size_t>(at.tool)].fields.value("backend", std::string()) == "host")
-    t.notes.push_back(have_gpu ? "the tool's defaults ran on the CPU alone here (--backend auto starts no GPU for a run "
-                                 "the CPU finishes sooner than a GPU starts, docs/gray.md): both tool rows take the "
-                                 "same path"
+    t.notes.push_back(have_gpu ? "the tool's defaults ran on the CPU alone here (without --decode gpu or --encode gpu a "
+                                 "GPU has no codec work, docs/gray.md): both tool rows take the same path"
                                : fmt::format("no GPU here ({}): the tool's defaults run the host backend, so "
                                              "'streampipe gray' and '--backend host' measure the same thing",
                                              Device::unavailable_reason().value_or("?")));

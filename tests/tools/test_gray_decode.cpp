@@ -30,7 +30,7 @@ TEST(GrayDecode, Names) {
 #endif
 }
 
-TEST(GrayDecode, NvjpegGetsBaselineExtendedAndProgressiveJpegs) {
+TEST(GrayDecode, NvjpegGetsBaselineAndExtendedJpegs) {
   const auto rgb = baseline_jpeg(99, 61, 3, 1);
   EXPECT_EQ(gpu_decode_refusal(rgb), std::nullopt);
   EXPECT_EQ(gpu_decode_refusal(baseline_jpeg(17, 5, 1, 2)), std::nullopt);
