@@ -19,6 +19,10 @@
 namespace streampipe::serving {
 
 class DynamicBatcher::Impl {
+  // x86-64's and most Arm cores' line (std::hardware_destructive_interference_size varies
+  // with compiler flags, so GCC warns against it in a layout).
+  static constexpr std::size_t kCacheLine = 64;
+
  public:
   // Validates the options, calls executor.prepare(buckets) and starts a thread per lane and
   // the timekeeper (on a failure to start them: shuts down, cancelling, and rethrows).
@@ -92,12 +96,15 @@ class DynamicBatcher::Impl {
   const std::vector<std::size_t> buckets_;
   const Clock::time_point origin_;
 
-  mutable std::mutex mu_;
+  // The lock and what it guards start a cache line of their own, and the polled counter
+  // another: a lane polling the counter, or reading the options, must not pull the line
+  // that a submitting client holds the lock on (where the heap put the object decided it).
+  alignas(kCacheLine) mutable std::mutex mu_;
   std::condition_variable lanes_cv_;       // idle lanes that stopped polling sleep here
   std::condition_variable timekeeper_cv_;
   std::size_t sleeping_lanes_ = 0;
   // Written under mu_, read by polling lanes without it: a change means "look again".
-  std::atomic<std::uint64_t> submissions_{0};
+  alignas(kCacheLine) std::atomic<std::uint64_t> submissions_{0};
   std::atomic<bool> stopping_hint_{false};
   std::vector<std::deque<Pending>> queues_;  // one per priority level
   std::size_t pending_ = 0;
