@@ -132,14 +132,20 @@ RunSummary convert(std::span<const Job> jobs, const Options& o) {
   eo.cpu_lanes = eo.cpu_lanes > 0 ? eo.cpu_lanes : std::max(2, threads / 4);
   // Enough slots that every worker can stage one item while each lane holds one.
   if (eo.depth <= 0) eo.depth = std::max(2, (threads + 2 * std::min(eo.lanes, eo.cpu_lanes) - 1) / std::min(eo.lanes, eo.cpu_lanes));
-  // Decode::gpu and Encode::gpu ask for every JPEG to go through nvJPEG: the GPUs only.
-  // Without them a GPU would only copy decoded luma through (and take the luma of RGB PNG
-  // inputs) while host workers still decode and encode its files: the CPU and a GPU together
-  // were slower than the CPU alone (docs/gray.md), so the defaults run on the CPU.
-  // (Simulated GPUs stay: they are the CPU's lanes, there to test the spreading of files.)
+  // Without GPU codecs a GPU would only copy decoded luma through (and take the luma of RGB
+  // PNG inputs) while host workers still decode and encode its files: the CPU and a GPU
+  // together were slower than the CPU alone (docs/gray.md), so the defaults run on the CPU.
+  // With them, automatic is the CPU's lanes and the GPUs: the CPU converts files while
+  // nvJPEG starts, then both take files. (Simulated GPUs stay: they are the CPU's lanes,
+  // there to test the spreading of files.)
   if (eo.backend == pipeline::Backend::automatic && !eo.simulate_gpus) {
-    eo.backend = gpu_asked ? pipeline::Backend::gpu : pipeline::Backend::host;
-    if (!gpu_asked) eo.devices.clear();  // --devices names GPUs this run does not use
+    if (!gpu_asked) {
+      eo.backend = pipeline::Backend::host;
+      eo.devices.clear();  // --devices names GPUs this run does not use
+    } else if (Device::count() == 0) {
+      throw std::invalid_argument(fmt::format("GPU JPEG decoding and encoding need a GPU: {}",
+                                              Device::unavailable_reason().value_or("none found")));
+    }
   }
   const bool may_use_gpu = eo.backend != pipeline::Backend::host && !eo.simulate_gpus;
   const bool nvjpeg = gpu_decode_available() && may_use_gpu;
