@@ -28,7 +28,8 @@ void bind_runtime(nb::module_& m);     // runtime.cpp: info, devices, streams, e
 void bind_memory(nb::module_& m);      // memory.cpp: device/pinned allocations, copies, DLPack
 void bind_kernels(nb::module_& m);     // kernels.cpp: SourceModule, Elementwise, Reduction
 void bind_operations(nb::module_& m);  // operations.cpp: what an engine applies
-void bind_engine(nb::module_& m);      // engine.cpp: the pipeline engine over raw spans
+void bind_engine(nb::module_& m);      // engine.cpp: the pipeline engine over arrays
+void bind_plan(nb::module_& m);        // plan.cpp: the planner's choice for a sample item
 void bind_images(nb::module_& m);      // images.cpp: PNG/JPEG files
 void bind_files(nb::module_& m);       // files.cpp: text files written atomically
 

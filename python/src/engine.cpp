@@ -1,20 +1,23 @@
 // SPDX-License-Identifier: Apache-2.0
-// The pipeline engine over raw spans. The package describes arrays (host, pinned or device
-// memory) and keeps them alive; this file submits them, resolves Python futures from the
-// engine's threads, and waits without the GIL while polling for Ctrl-C: on an interrupt it
-// cancels, waits until nothing is left running, and raises KeyboardInterrupt.
+// The pipeline engine over arrays. For submit() the package describes an array (host,
+// pinned or device memory) and keeps it alive; map() takes the arrays themselves
+// (map_items.hpp). This file submits them, resolves Python futures from the engine's
+// threads, and waits without the GIL while polling for Ctrl-C: on an interrupt it cancels,
+// waits until nothing is left running, and raises KeyboardInterrupt.
 //   submit(): one item; `future` is resolved through `resolver(future, result)` under the GIL.
-//   map():    many items submitted and waited for in C++, results returned in order.
+//   map():    many arrays prepared (map_items.hpp), submitted as they are, and waited for
+//             in C++; results returned in order.
 // On the engine's own threads (a callback resolving a future, a Python host function) every
 // call that would wait for the engine raises RuntimeError instead of waiting for itself:
 // close(), drain(), map(), and a submit() that finds no room. After fork() the child's
 // engines have no threads: every call there raises RuntimeError, and the child's exit leaves
 // them alone (their destructors would join threads that do not exist).
 #include "bindings.hpp"
+#include "item_result.hpp"
+#include "map_items.hpp"
 #include "operations.hpp"
 
 #include "streampipe/pipeline/engine.hpp"
-#include "streampipe/pipeline/planner.hpp"
 
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/tuple.h>
@@ -25,6 +28,7 @@
 #include <pthread.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <cstdint>
@@ -34,6 +38,7 @@
 #include <set>
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <unordered_map>
 #include <vector>
 
@@ -42,29 +47,9 @@ namespace {
 
 using pipeline::ItemResult;
 
-const char* status_name(pipeline::ItemStatus s) {
-  switch (s) {
-    case pipeline::ItemStatus::done: return "done";
-    case pipeline::ItemStatus::failed: return "failed";
-    case pipeline::ItemStatus::cancelled: return "cancelled";
-  }
-  return "unknown";
-}
-
-// (index, label, status, error, exception or None, lane, device, batch_size, timing dict)
-nb::tuple result_tuple(const ItemResult& r) {
-  nb::dict t;
-  t["queued_ms"] = r.timing.queued_ms;
-  t["stage_in_ms"] = r.timing.stage_in_ms;
-  t["h2d_ms"] = r.timing.h2d_ms;
-  t["compute_ms"] = r.timing.compute_ms;
-  t["d2h_ms"] = r.timing.d2h_ms;
-  t["stage_out_ms"] = r.timing.stage_out_ms;
-  t["latency_ms"] = r.timing.latency_ms;
-  t["enqueue_ms"] = r.timing.enqueue_ms;
-  nb::object exc = r.exception ? to_python_exception(r.exception) : nb::none();
-  return nb::make_tuple(r.index, r.label, status_name(r.status), r.error, exc, r.lane, r.device, r.batch_size, t);
-}
+// The most items map() prepares under the GIL before submitting them: a host function's
+// lanes wait for the GIL meanwhile.
+constexpr std::size_t kMapChunk = 64;
 
 class PyEngine;
 
@@ -119,6 +104,7 @@ class PyEngine {
   void submit(std::uintptr_t in, std::size_t in_bytes, std::uintptr_t out, std::size_t out_bytes,
               std::string label, bool device_memory, nb::object future) {
     require_open();
+    refuse_inside_map("submit()");
     const bool own_thread = engine_->on_own_thread();
     PyObject* fut = future.release().ptr();  // our reference, dropped when resolved
     nb::gil_scoped_release release;
@@ -153,27 +139,59 @@ class PyEngine {
     ++next_index_;
   }
 
-  // items: [(in, in_bytes, out, out_bytes, label, device_memory)]; returns result tuples in order.
-  nb::list map(const std::vector<std::tuple<std::uintptr_t, std::size_t, std::uintptr_t, std::size_t, std::string, bool>>& items) {
+  // Prepares (MapItems) and submits in chunks that grow from one item, so the engine works
+  // on the first items while later ones are prepared; the GIL is released while a chunk is
+  // submitted. An item `prepare` refuses ends the submitting: the items before it run to
+  // their end. Returns (base, accepted, error, results): base is the first item's engine
+  // index; error is what `prepare` raised for item `accepted` (None: every item went in);
+  // results are the accepted items' result tuples in order when `all_results`, else only
+  // the first item not done (or none).
+  nb::tuple map(nb::list inputs, nb::list outputs, nb::callable prepare, nb::callable output_for, bool all_results) {
     require_open();
     refuse_on_own_thread("map()");
-    std::vector<std::optional<ItemResult>> results(items.size());
+    refuse_inside_map("map()");
+    MapItems items(std::move(inputs), std::move(outputs), std::move(prepare), std::move(output_for));
+    const std::size_t n = items.size();
+    std::vector<std::optional<ItemResult>> results(n);
+    std::unique_lock submitting(submit_mutex_, std::defer_lock);
     std::size_t base = 0, accepted = 0;
-    std::exception_ptr refused;
-    bool signalled = false;  // a signal handler raised (the Python error is set)
     {
       nb::gil_scoped_release release;
-      std::lock_guard submitting(submit_mutex_);
+      submitting.lock();
+      mapping_thread_ = std::this_thread::get_id();
       {
         std::lock_guard lk(mutex_);
         base = next_index_;
         map_ = MapTarget{base, &results};
       }
-      auto last_check = std::chrono::steady_clock::now();
-      engine_->expect(items.size());  // a map's length is known: no slow member holds its end
-      for (const auto& [in, in_bytes, out, out_bytes, label, device_memory] : items) {
+      engine_->expect(n);  // a map's length is known: no slow member holds its end
+    }
+    std::optional<nb::python_error> invalid;  // what `prepare` raised
+    std::exception_ptr refused;
+    bool signalled = false;  // a signal handler raised (the Python error is set)
+    // Submission waits for free slots, so a long map() spends most of its time there.
+    auto last_check = std::chrono::steady_clock::now();
+    const auto check_due = [&] {
+      const auto now = std::chrono::steady_clock::now();
+      if (now - last_check <= std::chrono::milliseconds(20)) return false;
+      last_check = now;
+      return true;
+    };
+    std::vector<pipeline::Item> chunk;
+    for (std::size_t size = 1; accepted < n && !invalid && !refused && !signalled; size = std::min(2 * size, kMapChunk)) {
+      chunk.clear();
+      try {
+        for (std::size_t k = accepted; k < n && chunk.size() < size; ++k) chunk.push_back(items.item(k));
+      } catch (nb::python_error& e) {
+        invalid.emplace(std::move(e));
+      } catch (...) {
+        refused = std::current_exception();
+      }
+      signalled = check_due() && PyErr_CheckSignals() != 0;
+      nb::gil_scoped_release release;
+      for (std::size_t j = 0; j < chunk.size() && !signalled; ++j) {
         try {
-          (void)engine_->submit(make_item(in, in_bytes, out, out_bytes, label, device_memory));
+          (void)engine_->submit(std::move(chunk[j]));
         } catch (...) {
           refused = std::current_exception();
           break;
@@ -183,18 +201,20 @@ class PyEngine {
           ++next_index_;
           ++accepted;
         }
-        // Submission waits for free slots, so a long map() spends most of its time here.
-        if (std::chrono::steady_clock::now() - last_check > std::chrono::milliseconds(20)) {
-          last_check = std::chrono::steady_clock::now();
+        if (check_due()) {
           nb::gil_scoped_acquire gil;
-          if (PyErr_CheckSignals() != 0) {
-            signalled = true;
-            break;
-          }
+          signalled = PyErr_CheckSignals() != 0;
         }
       }
-      if (refused || signalled) engine_->cancel();
+    }
+    // A KeyboardInterrupt raised inside `prepare` is Ctrl-C as much as one seen here.
+    const bool interrupted_in_prepare = invalid && !invalid->matches(PyExc_Exception);
+    {
+      nb::gil_scoped_release release;
+      if (refused || signalled || interrupted_in_prepare) engine_->cancel();
       engine_->flush();  // a last, partly filled batch goes now, not when more items come
+      mapping_thread_ = std::thread::id{};
+      submitting.unlock();
     }
     const bool interrupted = wait_for(base + accepted) || signalled;
     {
@@ -202,10 +222,18 @@ class PyEngine {
       map_.reset();
     }
     if (interrupted) throw nb::python_error();
+    if (interrupted_in_prepare) throw nb::python_error(std::move(*invalid));
     if (refused) std::rethrow_exception(refused);
     nb::list out;
-    for (std::size_t k = 0; k < accepted; ++k) out.append(result_tuple(*results[k]));
-    return out;
+    for (std::size_t k = 0; k < accepted; ++k) {
+      if (all_results) {
+        out.append(result_tuple(*results[k]));
+      } else if (results[k]->status != pipeline::ItemStatus::done) {
+        out.append(result_tuple(*results[k]));
+        break;
+      }
+    }
+    return nb::make_tuple(base, accepted, invalid ? nb::borrow(invalid->value()) : nb::none(), out);
   }
 
   nb::dict drain() {
@@ -254,6 +282,7 @@ class PyEngine {
     }
     if (!engine_) return;
     refuse_on_own_thread("close()");
+    refuse_inside_map("close()");
     {
       nb::gil_scoped_release release;  // delivery may need the GIL to resolve futures
       engine_.reset();
@@ -326,6 +355,14 @@ class PyEngine {
                                          "function) would wait for itself; call it once the callback has returned",
                                          what));
   }
+  // map() runs Python code (an array's methods, a shape rule) while it holds the submission
+  // lock; that code submitting to, mapping on or closing the same engine would wait for it.
+  void refuse_inside_map(const char* what) const {
+    if (mapping_thread_.load() == std::this_thread::get_id())
+      throw std::logic_error(fmt::format("{} from Python code that this engine's map() runs while preparing its items "
+                                         "(an array's methods, a shape rule) would wait for that map()",
+                                         what));
+  }
   [[nodiscard]] const pipeline::Engine& opened() const {
     require_open();
     return *engine_;
@@ -392,30 +429,13 @@ class PyEngine {
   std::size_t delivered_ = 0;
   std::unordered_map<std::size_t, PyObject*> futures_;
   std::optional<MapTarget> map_;
+  std::atomic<std::thread::id> mapping_thread_{};  // the thread whose map() holds submit_mutex_
 };
 
 void mark_forked_engines() noexcept {
   // The child's only thread forked while holding the mutex (the prepare handler).
   for (PyEngine* e : engines().live) e->forked();
   engines().mutex.unlock();
-}
-
-nb::dict plan(const PyOperation& op, std::uintptr_t sample, std::size_t sample_bytes, std::size_t out_bytes,
-              std::size_t count, const pipeline::EngineOptions& base) {
-  pipeline::Plan p;
-  {
-    nb::gil_scoped_release release;
-    p = pipeline::plan_items(op.op, {reinterpret_cast<const std::byte*>(sample), sample_bytes}, out_bytes, count, base);
-  }
-  nb::dict d;
-  d["lanes"] = p.options.lanes;
-  d["depth"] = p.options.depth;
-  d["batch_items"] = p.options.batch_items;
-  d["batch_bytes"] = p.options.batch_bytes;
-  d["staging_bytes"] = p.options.staging_bytes;
-  d["backend"] = std::string(pipeline::backend_name(p.options.backend));
-  d["reason"] = p.reason;
-  return d;
 }
 
 }  // namespace
@@ -452,7 +472,8 @@ void bind_engine(nb::module_& m) {
            nb::arg("options"), nb::arg("resolver"))
       .def("submit", &PyEngine::submit, nb::arg("in_ptr"), nb::arg("in_bytes"), nb::arg("out_ptr"),
            nb::arg("out_bytes"), nb::arg("label"), nb::arg("device_memory"), nb::arg("future"))
-      .def("map", &PyEngine::map, nb::arg("items"))
+      .def("map", &PyEngine::map, nb::arg("inputs"), nb::arg("outputs"), nb::arg("prepare"), nb::arg("output_for"),
+           nb::arg("all_results"))
       .def("drain", &PyEngine::drain)
       .def("flush", &PyEngine::flush)
       .def("cancel", &PyEngine::cancel)
@@ -464,10 +485,6 @@ void bind_engine(nb::module_& m) {
       .def("chrome_trace", &PyEngine::chrome_trace, nb::arg("process_name"))
       .def("gantt_svg", &PyEngine::gantt_svg, nb::arg("title"))
       .def("records", &PyEngine::records);
-
-  m.def("plan", &plan, nb::arg("operation"), nb::arg("sample_ptr"), nb::arg("sample_bytes"), nb::arg("out_bytes"),
-        nb::arg("count"), nb::arg("base"),
-        "The planner's choice of lanes, depth and batching for `count` items like the sample.");
 }
 
 }  // namespace streampipe::python

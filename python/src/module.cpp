@@ -20,6 +20,7 @@ NB_MODULE(_core, m) {
   streampipe::python::bind_kernels(m);
   streampipe::python::bind_operations(m);
   streampipe::python::bind_engine(m);
+  streampipe::python::bind_plan(m);
   streampipe::python::bind_images(m);
   streampipe::python::bind_files(m);
 }

@@ -329,30 +329,46 @@ class Engine:
             gpus = ", ".join(str(d) for d in self.devices)
             raise ValueError(f"item {index}: the {what} is on GPU {info.device}, the engine on GPU(s) {gpus}")
 
+    def _prepare_span(self, index: int, array: Any, out: Any) -> tuple:
+        """What map()'s C++ side asks for each item its fast path does not take: the span,
+        device flag, output and what must stay alive while the engine runs it."""
+        p = self._prepare(index, array, out, "")
+        return (*p.span()[:4], p.source.on_device or p.target.on_device, p.out, (p.source.owner, p.target.owner))
+
     def map(self, arrays: Iterable[Any], out: Optional[Sequence[Any]] = None) -> List[Any]:
         """Runs every array through the engine and returns the outputs in order (`out`, when
-        given, is filled and returned). Raises the first failed item's exception, naming it."""
+        given, is filled and returned). Items are submitted as they are prepared, so an
+        invalid item (ValueError naming it) is found after the items before it were
+        submitted: they run to their end first. Raises the first failed item's exception,
+        naming it."""
         self._check_open()
         arrays = list(arrays)
         outs = list(out) if out is not None else [None] * len(arrays)
         if len(outs) != len(arrays):
             raise ValueError(f"{len(arrays)} inputs but {len(outs)} outputs")
-        prepared = [self._prepare(k, a, o, "") for k, (a, o) in enumerate(zip(arrays, outs))]
-        if not prepared:
+        if not arrays:
             return []
-        engine = self._start(prepared[0], len(prepared))
-        results = engine.map([p.span() for p in prepared])
-        self._submitted += len(prepared)
-        for k, r in enumerate(results):
+        first = None
+        if self._core is None:  # the planner sizes the engine from the first item
+            first = self._prepare(0, arrays[0], outs[0], "")
+            outs[0] = first.out
+        engine = self._start(first, len(arrays))
+        callback = self._on_complete
+        base, accepted, error, results = engine.map(arrays, outs, self._prepare_span, self.operation.output_for,
+                                                    callback is not None)
+        self._submitted += accepted
+        for r in results:
             item = ItemResult(*r)
-            if self._on_complete is not None:
-                self._on_complete(item)
+            if callback is not None:
+                callback(item)
             if not item.ok:
                 exc = _item_exception(item)
                 if hasattr(exc, "add_note"):
-                    exc.add_note(f"streampipe: item {k} of this map() failed: {item.error}")
+                    exc.add_note(f"streampipe: item {item.index - base} of this map() failed: {item.error}")
                 raise exc
-        return [p.out for p in prepared]
+        if error is not None:
+            raise error
+        return outs
 
     def submit(self, array: Any, out: Any = None, label: str = "") -> ItemFuture:
         """Submits one array; blocks while the engine is full (backpressure). The future's
