@@ -83,7 +83,8 @@ void expect_dealt_once(const BandsRun& run, RowBand part) {
   for (const auto& d : run.devices) {
     bands += d.bands;
     rows += d.rows;
-    const auto ran = std::count_if(run.bands.begin(), run.bands.end(), [&](const BandRun& b) { return b.device == d.device; });
+    const auto ran =
+        std::count_if(run.bands.begin(), run.bands.end(), [&](const BandRun& b) { return b.device == d.device; });
     EXPECT_EQ(static_cast<std::size_t>(ran), d.bands) << d.name;
   }
   EXPECT_EQ(bands, run.bands.size());
@@ -156,8 +157,8 @@ TEST(MandelbrotBands, TheOperationRefusesAMalformedBand) {
   std::vector<std::uint32_t> out(3 * 8);  // three rows for a band of two
   const pipeline::ItemDescriptor item{0, sizeof band, 0, out.size() * sizeof(std::uint32_t)};
   const std::size_t index = 0;
-  const pipeline::Batch batch(reinterpret_cast<std::byte*>(&band), sizeof band, reinterpret_cast<std::byte*>(out.data()),
-                              item.out_bytes, std::span(&item, 1), nullptr, 0, pipeline::kCpuDevice, std::nullopt,
+  const pipeline::Batch batch(reinterpret_cast<std::byte*>(&band), sizeof band,
+                              reinterpret_cast<std::byte*>(out.data()), item.out_bytes, std::span(&item, 1), nullptr, 0, pipeline::kCpuDevice, std::nullopt,
                               std::span(&index, 1));
   EXPECT_THROW(op.host(batch), std::invalid_argument);
 }

@@ -82,7 +82,8 @@ TEST(MandelbrotGpu, EverySetGivesTheOneKernelCounts) {
     for (const Precision prec : {Precision::double_, Precision::single}) {
       const auto want = one_kernel(gpu, p, prec);
       for (const auto& [backend, devices] :
-           {std::pair{pipeline::Backend::gpu, std::vector<int>{0}}, std::pair{pipeline::Backend::gpu, std::vector<int>{0, 0}},
+           {std::pair{pipeline::Backend::gpu, std::vector<int>{0}},
+            std::pair{pipeline::Backend::gpu, std::vector<int>{0, 0}},
             std::pair{pipeline::Backend::automatic, std::vector<int>{0}}}) {
         pipeline::EngineOptions o = tool_engine_defaults();
         o.backend = backend;

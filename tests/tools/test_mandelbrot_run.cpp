@@ -52,8 +52,8 @@ TEST(MandelbrotRun, TheHostBackendGivesTheReference) {
   EXPECT_EQ(j.at("backend"), "host");
   EXPECT_EQ(j.at("bands").size(), s.bands.size());
   EXPECT_EQ(j.at("devices").at(0).at("bands"), s.bands.size());
-  EXPECT_NE(report_text(o, s).find("    the CPU: " + std::to_string(s.bands.size()) + " bands, 40 rows"), std::string::npos)
-      << report_text(o, s);
+  const std::string text = report_text(o, s);
+  EXPECT_NE(text.find("    the CPU: " + std::to_string(s.bands.size()) + " bands, 40 rows"), std::string::npos) << text;
 }
 
 TEST(MandelbrotRun, SimulatedGpusBesideTheCpuShareTheBands) {

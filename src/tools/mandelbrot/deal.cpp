@@ -30,7 +30,10 @@ std::vector<DeviceShare> shares(const std::vector<pipeline::DeviceReport>& repor
                                 const std::vector<pipeline::ItemResult>& results, const std::vector<RowBand>& bands) {
   std::vector<DeviceShare> out;
   for (const auto& m : report)
-    out.push_back({.device = m.device, .simulated = m.simulated, .name = m.name, .state = pipeline::device_state_name(m.state),
+    out.push_back({.device = m.device,
+                   .simulated = m.simulated,
+                   .name = m.name,
+                   .state = pipeline::device_state_name(m.state),
                    .reason = m.reason});
   for (std::size_t i = 0; i < results.size(); ++i) {
     const std::size_t m = member_of_lane(report, results[i].lane);
@@ -58,11 +61,12 @@ BandsRun compute_bands(pipeline::Operation op, pipeline::EngineOptions options, 
 
   // The bands are cut for every lane of the set, a GPU the engine will find included: it
   // would find it only after the bands were cut.
-  const pipeline::DeviceSet set = pipeline::DeviceSet::resolve(options.backend, options.devices, options.simulate_gpus,
-                                                               static_cast<bool>(op.host), static_cast<bool>(op.device));
+  const pipeline::DeviceSet set =
+      pipeline::DeviceSet::resolve(options.backend, options.devices, options.simulate_gpus, static_cast<bool>(op.host),
+                                   static_cast<bool>(op.device));
   const std::size_t gpus = set.find_gpus ? static_cast<std::size_t>(std::max(0, Device::count())) : set.gpus.size();
-  const int cpu_lanes = options.cpu_lanes > 0 ? options.cpu_lanes : options.lanes;
-  const std::size_t lanes = (set.cpu ? static_cast<std::size_t>(cpu_lanes) : 0) + gpus * static_cast<std::size_t>(options.lanes);
+  const auto cpu_lanes = static_cast<std::size_t>(options.cpu_lanes > 0 ? options.cpu_lanes : options.lanes);
+  const std::size_t lanes = (set.cpu ? cpu_lanes : 0) + gpus * static_cast<std::size_t>(options.lanes);
   std::vector<RowBand> bands = split_rows(part.rows, band_count(part.rows, lanes));
   for (auto& b : bands) b.first_row += part.first_row;
 
@@ -76,8 +80,8 @@ BandsRun compute_bands(pipeline::Operation op, pipeline::EngineOptions options, 
     for (const RowBand& b : bands) {
       pipeline::Item item;
       item.in = std::as_bytes(std::span(&b, 1));
-      item.out = std::as_writable_bytes(
-          std::span(run.counts).subspan(std::size_t{b.first_row - part.first_row} * p.width, std::size_t{b.rows} * p.width));
+      const std::size_t first = std::size_t{b.first_row - part.first_row} * p.width;
+      item.out = std::as_writable_bytes(std::span(run.counts).subspan(first, std::size_t{b.rows} * p.width));
       item.label = fmt::format("rows {}-{}", b.first_row, b.first_row + b.rows - 1);
       (void)engine.submit(std::move(item));
     }
