@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
-// `streampipe mandelbrot`: a PNG of the Mandelbrot set computed on the GPU in float or
-// double (or on the host without a GPU; tools::mandelbrot::run), checked against the host
-// double reference: the number of differing pixels is reported, and how many of them lie on
-// escape boundaries.
+// `streampipe mandelbrot`: a PNG of the Mandelbrot set in float or double, its bands of rows
+// dealt by the engine over the CPU and every GPU (tools::mandelbrot::run), checked against
+// the host double reference: the number of differing pixels is reported, and how many of
+// them lie on escape boundaries.
 
 #include "commands.hpp"
-#include "devices_option.hpp"
+#include "engine_options.hpp"
 #include "json_text.hpp"
 #include "mandelbrot_options.hpp"
 #include "memory_option.hpp"
@@ -33,10 +33,7 @@ int run_mandelbrot(const MandelbrotFlags& f, const ReportOptions& report_options
   out.claim("--json", f.json_path);
   out.claim("--report-json", report_options.json_path);
 
-  const DeviceChoice choice = resolve_gpu_devices(f.backend, f.devices);
-  o.gpu = choice.gpu();
-  o.devices = choice.devices;
-  o.simulated = choice.simulated;
+  o.engine = engine_options(EngineFlags{.backend = f.backend, .devices = f.devices}, o.engine);
   // On the host, before any of it is allocated: the escape counts (4 bytes a pixel), the
   // reference they are checked against, and the colour image with its encoding (3 + 3).
   check_memory(product({p.width, p.height, 4u + (f.verify ? 4u : 0u) + (image_path.empty() ? 0u : 6u)}),
@@ -65,12 +62,13 @@ int run_mandelbrot(const MandelbrotFlags& f, const ReportOptions& report_options
 Command add_mandelbrot(CLI::App& parent) {
   return add_tool(parent,
                   {"mandelbrot",
-                   "Render the Mandelbrot set to a PNG on every GPU (or the CPU), checked against a "
-                   "double-precision reference on the host. See docs/mandelbrot.md.",
-                   "the whole image, one kernel per device: no H2D; compute between events on one GPU, first "
-                   "launch -> last band's end on several; enqueue -> counts on the host"},
+                   "Render the Mandelbrot set to a PNG on the CPU and every GPU, its bands of rows dealt by the "
+                   "engine, checked against a double-precision reference on the host. See docs/mandelbrot.md.",
+                   "the whole image, its bands dealt by the engine: H2D the bands' descriptors, D2H their counts "
+                   "(busy time), compute the first kernel's start to the last one's end; the first band's "
+                   "submission -> the last band's delivery"},
                   add_mandelbrot_flags, run_mandelbrot,
-                  {"streampipe mandelbrot", "streampipe mandelbrot --size 3840x2160 --precision float",
+                  {"streampipe mandelbrot", "streampipe mandelbrot --size 3840x2160 --precision float --backend gpu",
                    "streampipe mandelbrot --center -0.743,0.131 --width 0.01 -i 5000 -o renders/ --image zoom.png"});
 }
 

@@ -61,13 +61,17 @@ void add_mandelbrot_flags(CLI::App& app, MandelbrotFlags& o) {
   app.add_option("-i,--iterations", o.iterations, "maximum iterations per pixel")->capture_default_str()
       ->transform(whole_number(1, 100000000));
   app.add_option("--precision", o.precision, "float or double")->capture_default_str()->type_name("TYPE");
-  app.add_option("--backend", o.backend, "auto (GPU if present), gpu, or host")->capture_default_str()->type_name("WHERE");
+  app.add_option("--backend", o.backend,
+                 "where the bands run: auto (the CPU and every GPU, each taking bands in proportion to its "
+                 "speed), gpu (the GPUs alone) or host (the CPU alone)")
+      ->capture_default_str()
+      ->type_name("WHERE");
   app.add_flag("!--no-verify", o.verify, "skip the comparison with the host double reference");
   app.add_flag("--force", o.force, "replace existing output files");
   add_allow_special_outputs(app, o.allow_special);
   add_devices_option(app, o.devices,
-                     "GPUs to spread the image over, a band of rows each: all, or indices (e.g. 0,2); with "
-                     "--backend host, simulated ones");
+                     "the GPUs the bands are dealt to: all, or indices (e.g. 0,2); with --backend host, "
+                     "simulated GPUs (tests without a GPU)");
   app.add_option("--json", o.json_path, "also write the figures as JSON to FILE ('-': standard output alone)")
       ->check(file_name());
   add_max_memory_option(app, o.max_memory_mib);

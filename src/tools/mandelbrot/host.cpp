@@ -64,7 +64,18 @@ std::vector<std::uint32_t> compute_host_rows(const Params& p, Precision precisio
                                   : fmt::format("the escape counts of {} rows of a {}x{} image", band.rows, p.width,
                                                 p.height));
   }
-  if (band.rows == 0) return counts;
+  compute_host_rows_into(p, precision, band, counts, threads);
+  return counts;
+}
+
+void compute_host_rows_into(const Params& p, Precision precision, RowBand band, std::span<std::uint32_t> counts,
+                            unsigned threads) {
+  p.validate();
+  if (band.first_row > p.height || band.rows > p.height - band.first_row)
+    throw std::invalid_argument(fmt::format("rows {}+{} leave a {}-row image", band.first_row, band.rows, p.height));
+  if (counts.size() != std::size_t{band.rows} * p.width)
+    throw std::invalid_argument(fmt::format("{} counts for {} rows of {} pixels", counts.size(), band.rows, p.width));
+  if (band.rows == 0) return;
   const double dx = (p.region.x1 - p.region.x0) / p.width, dy = (p.region.y1 - p.region.y0) / p.height;
   if (threads == 0) threads = std::max(1u, std::thread::hardware_concurrency());
   threads = std::min(threads, band.rows);
@@ -92,7 +103,6 @@ std::vector<std::uint32_t> compute_host_rows(const Params& p, Precision precisio
     }
   }
   work();
-  return counts;
 }
 
 Comparison compare(const std::vector<std::uint32_t>& ref, const std::vector<std::uint32_t>& got, std::uint32_t width,

@@ -1,76 +1,97 @@
 // SPDX-License-Identifier: Apache-2.0
-// A Mandelbrot run (see tools/mandelbrot/run.hpp): the image on the ranks, the GPUs or the
-// host, its one query timed, then checked against the host's double reference.
+// A Mandelbrot run (see tools/mandelbrot/run.hpp): the image's bands dealt by the engine, on
+// one process or on the ranks, then checked against the host's double reference.
 
 #include "streampipe/tools/mandelbrot/run.hpp"
 
 #include "gather.hpp"
+#include "part.hpp"
 
-#include "streampipe/cuda/device.hpp"
+#include "streampipe/host/host_info.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
 #include <algorithm>
-#include <chrono>
-#include <numeric>
 
 namespace streampipe::tools::mandelbrot {
 
+pipeline::EngineOptions tool_engine_defaults() {
+  pipeline::EngineOptions o;
+  o.lanes = 4;
+  // The CPU is one lane whose band takes every core, a row at a time to whichever is free,
+  // rather than a lane per core with a band each: a band then ends as soon as the whole CPU
+  // can end it, so beside GPUs that are far faster the CPU holds a band for a short time
+  // and the end of the run never waits long for it, and rows inside the set (the costly
+  // ones) are spread over the cores within each band.
+  o.cpu_lanes = 1;
+  o.depth = 2;
+  return o;
+}
+
+BandsRun compute_part(const Options& o, RowBand part) {
+  const int cpu_lanes = o.engine.cpu_lanes > 0 ? o.engine.cpu_lanes : o.engine.lanes;
+  const unsigned threads = std::max(1u, host::usable_cores() / static_cast<unsigned>(std::max(1, cpu_lanes)));
+  return compute_bands(band_operation(o.params, o.precision, threads), o.engine, o.params, part);
+}
+
+std::string where_of(const std::vector<DeviceShare>& devices, const std::string& cpu) {
+  std::vector<std::string> names;
+  std::size_t simulated = 0;
+  for (const auto& d : devices) {
+    if (d.bands == 0) continue;
+    if (d.device == pipeline::kCpuDevice)
+      names.push_back(cpu);
+    else if (d.simulated)
+      ++simulated;
+    else
+      names.push_back(d.name);
+  }
+  if (simulated > 0) names.push_back(fmt::format("{} simulated GPU{}", simulated, simulated == 1 ? "" : "s"));
+  if (names.empty()) return "nowhere";
+  if (names.size() == 1) return names.front();
+  const std::string last = names.back();
+  names.pop_back();
+  return fmt::format("{} and {}", fmt::join(names, ", "), last);
+}
+
 Summary run(const Options& o) {
-  using Clock = std::chrono::steady_clock;
   const mpi::Job& job = *o.job;
   Summary s;
-  s.where = "host backend";
-  const auto t_submit = Clock::now();
-  const double submit_epoch_ms = std::chrono::duration<double, std::milli>(t_submit.time_since_epoch()).count();
-  std::vector<Device> gpus;
-  for (const int index : o.gpu ? o.devices : std::vector<int>{}) gpus.emplace_back(index);
-  std::vector<std::string> gpu_names;
-  for (const auto& gpu : gpus) {
-    gpu_names.push_back(fmt::format("{} ({})", gpu.index(), gpu.name()));
-    s.gpus.emplace_back(gpu.index(), gpu.name());
-    s.device += (s.device.empty() ? "" : ", ") + gpu.name();
-  }
-  if (!o.gpu) s.device = "none";
   if (job.several()) {
     std::optional<RankedImage> ranked = compute_ranked(o);
     s.reports = ranked.has_value();
-    if (!ranked) return s;  // its band went to rank 0, which checks and reports
-    s.counts = std::move(ranked->run.counts);
-    s.compute_ms = ranked->run.compute_ms;
+    if (!ranked) return s;  // its bands went to rank 0, which checks and reports
+    s.counts = std::move(ranked->counts);
+    s.compute_ms = ranked->compute_ms;
     s.where = ranked->where;
-    s.bands = std::move(ranked->run.bands);
-  } else if (o.gpu || o.simulated) {
-    // Stream and buffer creation are setup, not part of the query.
-    SpreadRun run = o.gpu ? compute_spread(gpus, o.params, o.precision)
-                          : compute_spread_host(o.devices, o.params, o.precision);
-    if (o.gpu)
-      s.where = gpus.size() == 1 ? "GPU " + gpu_names[0]
-                                 : fmt::format("{} GPUs: {}", gpus.size(), fmt::join(gpu_names, ", "));
-    else
-      s.where = fmt::format("host backend, {} simulated device(s)", o.devices.size());
-    s.counts = std::move(run.counts);
-    s.compute_ms = run.compute_ms;
-    s.query.submit_ms = s.query.enqueue_begin_ms = run.enqueue_begin_ms - submit_epoch_ms;
-    s.query.enqueue_end_ms = run.enqueue_end_ms - submit_epoch_ms;
-    s.query.complete_ms = run.complete_ms - submit_epoch_ms;
-    s.query.compute_ms = s.compute_ms;
-    s.query.d2h_ms = std::accumulate(run.bands.begin(), run.bands.end(), 0.0,
-                                     [](double m, const BandRun& b) { return std::max(m, b.d2h_ms); });
-    if (run.bands.size() > 1 || o.simulated) s.bands = std::move(run.bands);
+    s.bands = std::move(ranked->bands);
+    s.devices = std::move(ranked->devices);
+    s.engine = std::move(ranked->engine);
   } else {
-    const auto t0 = Clock::now();
-    s.counts = compute_host(o.params, o.precision);
-    s.compute_ms = std::chrono::duration<double, std::milli>(Clock::now() - t0).count();
-    s.query.enqueue_begin_ms = s.query.enqueue_end_ms = 0;
-    s.query.complete_ms = std::chrono::duration<double, std::milli>(Clock::now() - t_submit).count();
+    BandsRun part = compute_part(o, RowBand{0, o.params.height});
+    s.counts = std::move(part.counts);
+    s.compute_ms = part.compute_ms;
+    s.query = part.query;
+    s.bands = std::move(part.bands);
+    s.devices = std::move(part.devices);
+    s.engine = std::move(part.engine);
+    s.where = where_of(s.devices);
   }
+  for (const auto& d : s.devices)
+    if (d.bands > 0 && d.device >= 0 && !d.simulated) {
+      s.gpu_ran = true;
+      s.device += (s.device.empty() ? "" : ", ") + d.name;
+    }
+  if (s.device.empty()) s.device = "none";
   for (const auto c : s.counts) s.total_iterations += c;
   if (o.verify) {
-    // The host's own whole-image double result is the reference; bands (simulated devices)
-    // are checked against it like a GPU's.
-    const bool is_reference = !o.gpu && !o.simulated && o.precision == Precision::double_;
+    // The reference is the host's double result. Bands the CPU alone computed in double are
+    // that result already (the same code on the same rows), so it is not computed twice.
+    const bool cpu_alone = std::all_of(s.devices.begin(), s.devices.end(), [](const DeviceShare& d) {
+      return d.bands == 0 || d.device == pipeline::kCpuDevice;
+    });
+    const bool is_reference = cpu_alone && o.precision == Precision::double_;
     const auto reference = is_reference ? s.counts : compute_host(o.params, Precision::double_);
     s.comparison = compare(reference, s.counts, o.params.width, o.params.height);
   }

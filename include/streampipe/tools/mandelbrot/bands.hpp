@@ -1,20 +1,19 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
-// One Mandelbrot image spread over several devices: the image is cut into one contiguous
-// band of rows per device, and every band is computed with the whole image's coordinates,
-// so the counts are those of the single-device image, bit for bit.
-//
-// On GPUs each band gets its own stream and device buffer (made before anything is timed);
-// every band's kernel is launched before any is waited for, so all GPUs work at once; once
-// all are done each band is copied back into its rows of the one counts buffer. The same device may be
-// named more than once: its bands then share it (a test runs two bands on GPU 0).
+// One Mandelbrot image (or an MPI rank's rows of it) through the pipeline engine: the rows
+// are cut into many bands, each band one engine item whose input is its RowBand and whose
+// output is its escape counts, and the engine deals the bands out over its device set (the
+// CPU's lane and every GPU by default, or simulated GPUs), each to the device expected to
+// finish it first. Every band is computed with the whole image's coordinates, so the
+// counts are those of the single-device image, bit for bit, wherever each band ran.
 
-#include "streampipe/cuda/device.hpp"
+#include "streampipe/pipeline/engine.hpp"
+#include "streampipe/report/latency_report.hpp"
 #include "streampipe/tools/mandelbrot/compute.hpp"
 
 #include <cstddef>
 #include <cstdint>
-#include <span>
+#include <string>
 #include <vector>
 
 namespace streampipe::tools::mandelbrot {
@@ -24,42 +23,59 @@ namespace streampipe::tools::mandelbrot {
 // height have none). Throws std::invalid_argument for 0 bands.
 [[nodiscard]] std::vector<RowBand> split_rows(std::uint32_t height, std::size_t bands);
 
+// How many bands `rows` rows are cut into for a device set of `lanes` lanes in all (the
+// CPU's and every GPU's): several per lane, never more than the rows, at least one.
+[[nodiscard]] std::size_t band_count(std::uint32_t rows, std::size_t lanes) noexcept;
+
+// The operation an engine applies to a band: the device form launches the escape kernel on
+// the batch's stream into the batch's output (the kernel reads the band from the batch's
+// input, in device memory); the host form computes the band with `host_threads` threads
+// (0: every core), one row at a time to whichever is free. Either throws
+// std::invalid_argument for an input that is not a RowBand or an output of another size.
+[[nodiscard]] pipeline::Operation band_operation(const Params& params, Precision precision,
+                                                 unsigned host_threads = 0);
+
 struct BandRun {
-  int device = 0;          // the GPU's index, or the simulated device's number
+  int device = -1;         // the GPU's index, the simulated GPU's, or pipeline::kCpuDevice
   RowBand band;
-  double compute_ms = 0;   // GPU: the kernel between two events; host: the band's wall time
-  double d2h_ms = 0;       // GPU: its copy into the counts between two events; host: 0
+  double compute_ms = 0;   // the engine's figure for its item: GPU events, or the CPU's clock
+  double d2h_ms = 0;       // its counts' copy back
 };
 
-struct SpreadRun {
-  std::vector<std::uint32_t> counts;  // the whole image, params.pixels() counts
-  std::vector<BandRun> bands;         // one per device, in the devices' order
-  // One device: its kernel's event time. Several: the host clock from the first launch to
-  // the last band's completion (events of different GPUs cannot be compared).
+// What one member of the set computed.
+struct DeviceShare {
+  int device = -1;         // as in BandRun
+  bool simulated = false;  // a simulated GPU (host threads)
+  int rank = 0;            // under mpirun, the rank it belongs to
+  std::string name;        // "the CPU", "GPU 0 (NVIDIA H100 80GB HBM3)", "simulated GPU 1"
+  std::string state;       // "ready", "failed", "not started", ...
+  std::string reason;      // why it failed, was lost or was not started
+  std::size_t bands = 0;
+  std::size_t rows = 0;
+};
+
+struct BandsRun {
+  std::vector<std::uint32_t> counts;  // the part's rows x width counts
+  std::vector<BandRun> bands;         // in row order
+  std::vector<DeviceShare> devices;   // each member of the set, the CPU first
+  bool gpu_ran = false;               // a real GPU computed at least one band
+  // The engine's timeline: the first band's compute start to the last band's compute end.
   double compute_ms = 0;
-  // The host's steady_clock in ms since its epoch (setup before enqueue_begin_ms):
-  double enqueue_begin_ms = 0;  // the first band is enqueued
-  double enqueue_end_ms = 0;    // every band's kernel is enqueued
-  double complete_ms = 0;       // every band is in `counts`
+  // The part as one query, on the engine's clock from its first band's submission: enqueue
+  // from the first band's to the last's, complete at the last delivery; with gpu_ran the
+  // GPUs' stages (H2D and D2H: the time the copies took, overlaps counted once; compute:
+  // the first kernel's start to the last one's end).
+  report::QueryRecord query;
+  std::string engine;                 // Engine::describe()
 };
 
-// The image on `devices`, band i on devices[i]. Throws std::invalid_argument for no device,
-// and what compute_device_rows and the CUDA calls throw.
-[[nodiscard]] SpreadRun compute_spread(std::span<const Device> devices, const Params& params, Precision precision);
-
-// The same with the bands given, band i on devices[i]: a part of the image (an MPI rank's
-// rows); counts outside the bands are left 0. Throws std::invalid_argument unless there is
-// one band per device, at least one, and what compute_spread throws.
-[[nodiscard]] SpreadRun compute_bands(std::span<const Device> devices, std::span<const RowBand> bands,
-                                      const Params& params, Precision precision);
-
-// The host backend's version for simulated devices: band i (computed with every core, one
-// band after another) is reported as run by simulated[i]. Throws std::invalid_argument for
-// none.
-[[nodiscard]] SpreadRun compute_spread_host(std::span<const int> simulated, const Params& params,
-                                            Precision precision, unsigned threads = 0);
-// The same with the bands given (compute_bands).
-[[nodiscard]] SpreadRun compute_bands_host(std::span<const int> simulated, std::span<const RowBand> bands,
-                                           const Params& params, Precision precision, unsigned threads = 0);
+// `part` (rows of the image; empty: nothing to do) through an engine of `op` (band_operation,
+// or one wrapping it) on `options`' device set, cut into band_count bands for its lanes (a
+// GPU set found by the engine is counted now). The run's length and the callback are set
+// here; the rest of `options` is used as given. Throws what the engine and the operation
+// throw for a band that failed (the first one's error), std::invalid_argument for a part
+// that leaves the image.
+[[nodiscard]] BandsRun compute_bands(pipeline::Operation op, pipeline::EngineOptions options, const Params& params,
+                                     RowBand part);
 
 }  // namespace streampipe::tools::mandelbrot

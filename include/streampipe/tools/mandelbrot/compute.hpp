@@ -16,6 +16,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <span>
 #include <string_view>
 #include <vector>
 
@@ -60,6 +61,10 @@ struct RowBand {
 // leaves the image.
 [[nodiscard]] std::vector<std::uint32_t> compute_host_rows(const Params& params, Precision precision, RowBand band,
                                                            unsigned threads = 0);
+// The same into `counts`, which holds exactly band.rows x width. Throws std::invalid_argument
+// for a band that leaves the image or counts of another size.
+void compute_host_rows_into(const Params& params, Precision precision, RowBand band, std::span<std::uint32_t> counts,
+                            unsigned threads = 0);
 // Device: writes params.pixels() counts to `counts` (device memory), enqueued on `stream`.
 void compute_device(StreamRef stream, const Params& params, Precision precision, std::uint32_t* counts);
 // Device, one band: writes band.rows x width counts to `counts` (device memory of the
@@ -67,6 +72,11 @@ void compute_device(StreamRef stream, const Params& params, Precision precision,
 // std::invalid_argument for a band that leaves the image.
 void compute_device_rows(StreamRef stream, const Params& params, Precision precision, RowBand band,
                          std::uint32_t* counts);
+// Device, one band whose RowBand is in device memory (an engine item's input, read by the
+// kernel): writes `rows` x width counts, rows being the band's as the host knows them (the
+// launch's size; the kernel writes no row beyond band->rows either). Rows 0 enqueues nothing.
+void compute_device_band(StreamRef stream, const Params& params, Precision precision, const RowBand* band,
+                         std::uint32_t rows, std::uint32_t* counts);
 
 struct Comparison {
   std::uint64_t differing = 0;           // pixels whose count differs from the reference
