@@ -67,9 +67,9 @@ std::size_t group_size(std::size_t files, int threads, bool host_encodes) {
   return std::clamp<std::size_t>((files + groups - 1) / groups, 1, host_encodes ? 8 : kMaxAutoGroup);
 }
 
-// What a GPU's start costs a run with nvJPEG (its handles and lane states, docs/gray.md) and
-// without (a context and pools): the CPU alone finishes a shorter run.
-constexpr double kGpuStartWithNvjpegMs = 2500;
+// What a GPU's start costs a run with nvJPEG (its two handles; the lanes make their states
+// later, docs/gray.md) and without (a context and pools): the CPU alone finishes a shorter run.
+constexpr double kGpuStartWithNvjpegMs = 1200;
 constexpr double kGpuStartMs = 500;
 
 void check_options(const Options& o) {
@@ -142,7 +142,9 @@ RunSummary convert(std::span<const Job> jobs, const Options& o) {
     if (!gpu_asked) {
       eo.backend = pipeline::Backend::host;
       eo.devices.clear();  // --devices names GPUs this run does not use
-    } else if (Device::count() == 0) {
+    } else if (!Device::driver_installed()) {
+      // Counting the GPUs starts CUDA (0.1-0.4 s, docs/gray.md) before the CPU's lanes could
+      // work: the engine finds them meanwhile, and says in the summary if there are none.
       throw std::invalid_argument(fmt::format("GPU JPEG decoding and encoding need a GPU: {}",
                                               Device::unavailable_reason().value_or("none found")));
     }

@@ -134,7 +134,7 @@ void GpuStage::Impl::run_lane(const pipeline::Batch& b) {
       refused[k] = fmt::format("nvJPEG: {}-component {} sampling", infos[k].components, infos[k].sampling);
     } else if (infos[k].width != f.width || infos[k].height != f.height) {
       refused[k] = "nvJPEG reads another size";
-    } else if (lane.batched && t.baseline && infos[k].engine_sampling) {
+    } else if (codecs.engines && t.baseline && infos[k].engine_sampling) {
       engine_batch.push_back({jpeg, infos[k], decoded_at(k)});
       engine_files.push_back(k);
     } else {
@@ -143,9 +143,18 @@ void GpuStage::Impl::run_lane(const pipeline::Batch& b) {
   }
   if (!engine_batch.empty()) {
     try {
+      if (!lane.batched) lane.batched = std::make_unique<io::GpuJpegBatchState>(*codecs.engines);
       lane.batched->decode(engine_batch, output, stream);
     } catch (const io::NvjpegError&) {
       single.insert(single.end(), engine_files.begin(), engine_files.end());  // one by one finds the culprit
+    }
+  }
+  if (!single.empty() && !lane.single) {
+    try {
+      lane.single = std::make_unique<io::GpuJpegState>(*codecs.general);
+    } catch (const io::NvjpegError& e) {
+      for (const std::size_t k : single) refused[k] = fmt::format("nvJPEG: {}", e.status_name());
+      single.clear();
     }
   }
   for (const std::size_t k : single) {

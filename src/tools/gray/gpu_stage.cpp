@@ -43,27 +43,19 @@ std::shared_ptr<void> GpuStage::Impl::start_device(const pipeline::DeviceStart& 
     go_on();
     try {
       codecs->engines = std::make_unique<io::GpuJpegDecoder>(device, io::GpuJpegBackend::hardware);
-      codecs->engine_count = codecs->engines->hardware_engines();
-      if (codecs->engine_count == 0) codecs->engines.reset();
     } catch (const io::NvjpegError&) {
       codecs->engines.reset();  // no JPEG engines on this GPU: the general backend decodes everything
-      codecs->engine_count = 0;
     }
   }
+  // The lanes' decode states are made by each lane when it first needs one (gpu_lane.cpp):
+  // made here, one after another, they were most of the GPU's start (docs/gray.md), which
+  // the run waited for; made by the lanes, they overlap the other lanes' work.
   codecs->lanes.resize(static_cast<std::size_t>(start.lanes));
-  if (setup.decode) {
-    for (auto& lane : codecs->lanes) {
-      go_on();
-      lane.single = std::make_unique<io::GpuJpegState>(*codecs->general);
-      go_on();
-      if (codecs->engines) lane.batched = std::make_unique<io::GpuJpegBatchState>(*codecs->engines);
-    }
-  }
   {
     const std::lock_guard lock(described_mutex);
     if (described.empty())
       described = !setup.decode ? "nvJPEG encoder"
-                  : codecs->engines ? fmt::format("nvJPEG, {} JPEG engines", codecs->engine_count)
+                  : codecs->engines ? "nvJPEG, the JPEG engines (hardware backend)"
                                     : "nvJPEG, no JPEG engines (general backend)";
   }
   return codecs;

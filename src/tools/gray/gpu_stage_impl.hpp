@@ -37,6 +37,7 @@ struct Ticket {
   [[nodiscard]] bool ok() const noexcept { return kind != Kind::failed; }
 };
 
+// A lane's states are made on its first use of each (null until then).
 struct LaneCodecs {
   std::unique_ptr<io::GpuJpegState> single;          // general backend, one image per call
   std::unique_ptr<io::GpuJpegBatchState> batched;    // JPEG engines
@@ -49,12 +50,11 @@ struct LaneCodecs {
   std::optional<Event> decoded;
 };
 
-// A GPU's nvJPEG libraries (`general` always, `engines` where the GPU has JPEG engines) and
-// its lanes' states: made by Operation::start_device, released with the engine.
+// A GPU's nvJPEG libraries (`general` always, `engines` where the GPU has JPEG engines),
+// made by Operation::start_device, and its lanes' states; released with the engine.
 struct DeviceCodecs {
   std::unique_ptr<io::GpuJpegDecoder> general;
   std::unique_ptr<io::GpuJpegDecoder> engines;
-  unsigned engine_count = 0;  // asked once: the first question takes a quarter of a second
   std::vector<LaneCodecs> lanes;  // by Batch::member_lane()
 
   ~DeviceCodecs();  // the lanes' states before the libraries they were made from
