@@ -16,6 +16,13 @@
 #include <thread>
 
 namespace streampipe::tools::mandelbrot {
+namespace {
+
+// The host's unit of work: a piece of a row at least this wide, at most this many per row.
+constexpr std::uint32_t kPixelsPerPiece = 256;
+constexpr std::uint32_t kMostPiecesPerRow = 16;
+
+}  // namespace
 
 Region Region::centered(double cx, double cy, double width, std::uint32_t pixels_wide, std::uint32_t pixels_high) {
   if (!(width > 0) || !std::isfinite(width) || pixels_wide == 0 || pixels_high == 0)
@@ -78,14 +85,23 @@ void compute_host_rows_into(const Params& p, Precision precision, RowBand band, 
   if (band.rows == 0) return;
   const double dx = (p.region.x1 - p.region.x0) / p.width, dy = (p.region.y1 - p.region.y0) / p.height;
   if (threads == 0) threads = std::max(1u, std::thread::hardware_concurrency());
-  threads = std::min(threads, band.rows);
-  // Rows are handed out one at a time: rows inside the set cost far more than others.
-  std::atomic<std::uint32_t> next_row{0};
+  // Pieces of rows are handed out one at a time: rows inside the set cost far more than
+  // others, and a band ends only when its last piece does, so the pieces are small enough
+  // that the cores finish a band together (a whole row of a wide image inside the set takes
+  // milliseconds).
+  const std::uint32_t pieces_per_row = std::clamp<std::uint32_t>(p.width / kPixelsPerPiece, 1, kMostPiecesPerRow);
+  const std::uint64_t pieces = std::uint64_t{band.rows} * pieces_per_row;
+  threads = static_cast<unsigned>(std::min<std::uint64_t>(threads, pieces));
+  std::atomic<std::uint64_t> next_piece{0};
   const auto work = [&] {
-    for (std::uint32_t row = next_row++; row < band.rows; row = next_row++) {
+    for (std::uint64_t piece = next_piece++; piece < pieces; piece = next_piece++) {
+      const auto row = static_cast<std::uint32_t>(piece / pieces_per_row);
+      const auto part = static_cast<std::uint32_t>(piece % pieces_per_row);
+      const std::uint32_t x_begin = static_cast<std::uint32_t>(std::uint64_t{p.width} * part / pieces_per_row);
+      const std::uint32_t x_end = static_cast<std::uint32_t>(std::uint64_t{p.width} * (part + 1) / pieces_per_row);
       const std::uint32_t y = band.first_row + row;  // the image's row: its coordinates
       const double cy = detail::sub(p.region.y1, detail::mul(detail::add(static_cast<double>(y), 0.5), dy));
-      for (std::uint32_t x = 0; x < p.width; ++x) {
+      for (std::uint32_t x = x_begin; x < x_end; ++x) {
         const double cx = detail::pixel_coordinate(p.region.x0, dx, x);
         counts[std::size_t{row} * p.width + x] =
             precision == Precision::double_
