@@ -21,14 +21,21 @@ std::size_t DeviceChoice::alive_count() const noexcept {
   }));
 }
 
-void DeviceChoice::finished(std::size_t d, double latency_ms, bool ran) noexcept {
+void DeviceChoice::started(std::size_t d, double work) noexcept {
+  ++devices_[d].in_flight;
+  devices_[d].work_in_flight += work;
+}
+
+void DeviceChoice::finished(std::size_t d, double latency_ms, bool ran, double started_work, double work) noexcept {
   Device& s = devices_[d];
   if (s.in_flight > 0) --s.in_flight;
-  if (!ran || latency_ms <= 0) return;
+  s.work_in_flight = s.in_flight > 0 ? std::max(0.0, s.work_in_flight - started_work) : 0.0;
+  if (!ran || latency_ms <= 0 || !(work > 0)) return;
   if (s.runs++ == 0) return;  // the warm-up
   // Weight 1/4: a few batches follow a change of speed (another process on the GPU, a
   // throttled clock), while one odd batch moves the estimate little.
-  s.latency_ms = s.latency_ms > 0 ? 0.75 * s.latency_ms + 0.25 * latency_ms : latency_ms;
+  const double per_unit = latency_ms / work;
+  s.latency_ms = s.latency_ms > 0 ? 0.75 * s.latency_ms + 0.25 * per_unit : per_unit;
 }
 
 void DeviceChoice::ready(std::size_t d) noexcept {
@@ -41,16 +48,16 @@ void DeviceChoice::fail(std::size_t d) noexcept {
 
 void DeviceChoice::lose(std::size_t d) noexcept { devices_[d].state = State::lost; }
 
-double DeviceChoice::horizon_ms(double remaining_batches) const noexcept {
-  double rate = 0;  // batches per ms
-  std::size_t in_flight = 0;
+double DeviceChoice::horizon_ms(double remaining_work) const noexcept {
+  double rate = 0;  // units of work per ms
+  double in_flight = 0;
   for (const Device& s : devices_) {
     if (s.state != State::ready) continue;
-    in_flight += s.in_flight;
+    in_flight += s.work_in_flight;
     if (s.latency_ms > 0) rate += s.slots / s.latency_ms;
   }
   if (rate <= 0) return -1;
-  return (static_cast<double>(in_flight) + std::max(0.0, remaining_batches)) / rate;
+  return (in_flight + std::max(0.0, remaining_work)) / rate;
 }
 
 double DeviceChoice::fastest_measured() const noexcept {

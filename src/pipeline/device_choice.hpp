@@ -1,14 +1,17 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
-// Which device of an engine's set takes the next batch. A device of `slots` slots whose
-// batches take L ms from taking a slot to giving it back finishes batches at slots / L; with
-// k batches in flight one more is expected to be done (k + 1) L / slots from now. Among the
-// devices with a free slot the batch goes to the one expected to finish it first, so under
-// backpressure every device works and each takes work in proportion to its speed (a device
-// that finishes early frees a slot early and takes the next batch).
+// Which device of an engine's set takes the next batch. Batches are measured in units of
+// work (Item::work: 1 an item unless the producer says otherwise, e.g. the files of a
+// group), so that a device measured on small batches is not taken to be as quick on large
+// ones. A device of `slots` slots whose batches take L ms per unit from taking a slot to
+// giving it back finishes slots / L units per ms; with k units in flight a batch of w more
+// is expected to be done (k + w) L / slots from now. Among the devices with a free slot the
+// batch goes to the one expected to finish it first, so under backpressure every device
+// works and each takes work in proportion to its speed (a device that finishes early frees
+// a slot early and takes the next batch).
 //
 // What would hold the run: when the run's remaining work is known (a horizon: how long the
-// set needs to finish everything left and in flight), a device whose one batch takes longer
+// set needs to finish everything left and in flight), a device whose batch would take longer
 // than that is left out, so a slow device (the CPU beside GPUs) never ends a run after the
 // fast ones would have finished it.
 //
@@ -35,19 +38,20 @@ class DeviceChoice {
   // Devices ready or still starting: those that may yet run work.
   [[nodiscard]] std::size_t alive_count() const noexcept;
   [[nodiscard]] std::size_t in_flight(std::size_t d) const noexcept { return devices_[d].in_flight; }
-  // Measured milliseconds from taking a slot to giving it back; 0 before any.
+  // Measured milliseconds from taking a slot to giving it back, per unit of work; 0 before any.
   [[nodiscard]] double latency_ms(std::size_t d) const noexcept { return devices_[d].latency_ms; }
 
   // The ready device with a free slot (`has_free_slot(d)`) expected to finish one more
-  // batch first, among those `allowed(d)` admits (an item in GPU memory: the GPUs);
-  // nullopt when none qualifies: wait for a slot to be given back. `remaining_batches`:
-  // batches the run will still submit after this one, when known (it sets the horizon).
-  // Ties go to the lowest position.
+  // batch of `work` units first, among those `allowed(d)` admits (an item in GPU memory:
+  // the GPUs); nullopt when none qualifies: wait for a slot to be given back.
+  // `remaining_work`: units the run will still submit after this batch, when known (it sets
+  // the horizon). Ties go to the lowest position.
   template <typename HasFreeSlot, typename Allowed>
   [[nodiscard]] std::optional<std::size_t> choose(HasFreeSlot has_free_slot, Allowed allowed,
-                                                  std::optional<double> remaining_batches = std::nullopt) const {
+                                                  std::optional<double> remaining_work = std::nullopt,
+                                                  double work = 1.0) const {
     const double fastest = fastest_measured();
-    const double horizon = remaining_batches ? horizon_ms(*remaining_batches) : -1;
+    const double horizon = remaining_work ? horizon_ms(*remaining_work) : -1;
     // Only a device slower than the fastest one allowed is ever left out: the work goes on.
     double fastest_allowed = 0;
     for (std::size_t d = 0; d < devices_.size(); ++d) {
@@ -63,10 +67,10 @@ class DeviceChoice {
       if (s.state != State::ready || !allowed(d) || !has_free_slot(d)) continue;
       const bool measured = s.latency_ms > 0;
       if (!measured && fastest > 0 && s.in_flight > 0) continue;  // one batch at a time until measured
-      if (measured && horizon >= 0 && s.latency_ms > horizon && s.latency_ms > fastest_allowed)
+      if (measured && horizon >= 0 && work * s.latency_ms > horizon && s.latency_ms > fastest_allowed)
         continue;  // it would hold the run
       const double latency = measured ? s.latency_ms : (fastest > 0 ? fastest : 1.0);
-      const double finish = static_cast<double>(s.in_flight + 1) * latency / s.slots;
+      const double finish = (s.work_in_flight + work) * latency / s.slots;
       if (!best || finish < best_finish) {
         best = d;
         best_finish = finish;
@@ -79,15 +83,16 @@ class DeviceChoice {
     return choose(has_free_slot, [](std::size_t) { return true; });
   }
 
-  // How long the set needs to finish what it has in flight and `remaining_batches` more, at
-  // the measured rates of its ready devices (sum of slots / L); -1 before any is measured.
-  [[nodiscard]] double horizon_ms(double remaining_batches) const noexcept;
+  // How long the set needs to finish what it has in flight and `remaining_work` units more,
+  // at the measured rates of its ready devices (sum of slots / L); -1 before any is measured.
+  [[nodiscard]] double horizon_ms(double remaining_work) const noexcept;
 
-  // A batch was handed to device d.
-  void started(std::size_t d) noexcept { ++devices_[d].in_flight; }
-  // A batch handed to d came back after `latency_ms`; only one that ran on the device
-  // (`ran`) counts, and a device's first does not (its warm-up).
-  void finished(std::size_t d, double latency_ms, bool ran) noexcept;
+  // A batch of `work` units (as choose() was told) was handed to device d.
+  void started(std::size_t d, double work = 1.0) noexcept;
+  // A batch handed to d came back after `latency_ms`: `started_work` is what started() was
+  // told, `work` what the batch turned out to hold. Only one that ran on the device (`ran`)
+  // counts, and a device's first does not (its warm-up).
+  void finished(std::size_t d, double latency_ms, bool ran, double started_work = 1.0, double work = 1.0) noexcept;
   // Device d has started and may take work.
   void ready(std::size_t d) noexcept;
   // Device d could not start, or was lost: choose() never returns it again.
@@ -99,8 +104,9 @@ class DeviceChoice {
     State state = State::starting;
     int slots = 1;
     std::size_t in_flight = 0;
+    double work_in_flight = 0;
     std::size_t runs = 0;     // batches that ran on it, the warm-up included
-    double latency_ms = 0;    // exponentially weighted: recent batches count most
+    double latency_ms = 0;    // per unit of work, exponentially weighted: recent batches count most
   };
   [[nodiscard]] double fastest_measured() const noexcept;  // 0: nothing measured
 

@@ -125,7 +125,9 @@ std::future<ItemResult> Engine::Impl::submit(Item item) {
     if (open_slot != nullptr && detail::batchable(open_batch.limits(), bytes, item.produce != nullptr) &&
         open_batch.fits(bytes) && !(gpu_only && open_slot->host_form))
       break;
-    if (open_slot == nullptr && free_slots.any(gpu_only, remaining_batches())) break;
+    if (open_slot == nullptr &&
+        free_slots.any(gpu_only, remaining_work(item.work), batch_work_estimate(item.work)))
+      break;
     if (open_slot == nullptr)
       throw std::logic_error("submit() from an engine's own thread (an on_complete callback or a host function) "
                              "while every slot is taken: it would wait for a slot only this thread can free");
@@ -156,7 +158,7 @@ std::future<ItemResult> Engine::Impl::submit(Item item) {
         Slot& slot = *open_slot;
         if (open_batch.fits(in_bytes) && !(gpu_only && slot.host_form)) {
           st->assigned_ms = clock_ms();
-          ++items_taken;
+          work_taken += st->item.work;
           open_batch.add(in_bytes);
           slot.items.push_back(std::move(st));
           if (open_batch.full()) {
@@ -172,7 +174,7 @@ std::future<ItemResult> Engine::Impl::submit(Item item) {
         lock.lock();
         continue;
       }
-      Slot* fresh = acquire_slot(lock, gpu_only);
+      Slot* fresh = acquire_slot(lock, gpu_only, batch_work_estimate(st->item.work));
       if (fresh == nullptr) return reject(lock, std::move(st), future);
       if (open_slot != nullptr) {  // someone opened a batch while we waited: use theirs
         free_slots.put_back_unused(*fresh);
@@ -191,28 +193,30 @@ std::future<ItemResult> Engine::Impl::submit(Item item) {
     dispatch(*partial);
     lock.lock();
   }
-  Slot* slot = acquire_slot(lock, gpu_only);
+  Slot* slot = acquire_slot(lock, gpu_only, st->item.work);
   if (slot == nullptr) return reject(lock, std::move(st), future);
   st->assigned_ms = clock_ms();
-  ++items_taken;
+  work_taken += st->item.work;
   slot->items.push_back(std::move(st));
   lock.unlock();
   dispatch(*slot);
   return future;
 }
 
-std::optional<double> Engine::Impl::remaining_batches() const {
-  if (expected == 0) return std::nullopt;  // the run's length is not known
-  const double per_batch =
-      batches_taken > 0 ? static_cast<double>(items_taken) / static_cast<double>(batches_taken) : 1.0;
-  const double items_left = expected > items_taken + 1 ? static_cast<double>(expected - items_taken - 1) : 0.0;
-  return items_left / per_batch;
+std::optional<double> Engine::Impl::remaining_work(double work) const {
+  if (expected <= 0) return std::nullopt;  // the run's length is not known
+  return std::max(0.0, expected - work_taken - work);
 }
 
-Slot* Engine::Impl::acquire_slot(std::unique_lock<std::mutex>& lock, bool gpu_only) {
+double Engine::Impl::batch_work_estimate(double first_item_work) const {
+  if (open_batch.limits().items <= 1 || batches_taken == 0) return first_item_work;
+  return work_taken / static_cast<double>(batches_taken);
+}
+
+Slot* Engine::Impl::acquire_slot(std::unique_lock<std::mutex>& lock, bool gpu_only, double work) {
   Slot* s = nullptr;
   slot_freed.wait(lock, [&] {
-    return stop.stopped() || (s = free_slots.take(clock_ms(), gpu_only, remaining_batches())) != nullptr;
+    return stop.stopped() || (s = free_slots.take(clock_ms(), gpu_only, remaining_work(work), work)) != nullptr;
   });
   if (s != nullptr) ++batches_taken;
   return s;
@@ -292,7 +296,7 @@ void Engine::flush() { impl_->flush(); }
 RunStats Engine::drain() { return impl_->drain(); }
 void Engine::expect(std::size_t more) {
   const std::lock_guard lock(impl_->mutex);
-  impl_->expected = std::max(impl_->expected, impl_->items_taken) + more;
+  impl_->expected = std::max(impl_->expected, impl_->work_taken) + static_cast<double>(more);
 }
 void Engine::cancel() { impl_->cancel(); }
 std::size_t Engine::gpus_ready() const noexcept { return impl_->gpus_ready.load(std::memory_order_relaxed); }

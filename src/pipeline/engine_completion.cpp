@@ -173,14 +173,18 @@ void Engine::Impl::release_and_deliver(Slot& slot) noexcept {
     // No memory even for that: the next submit allocates, and may throw, as it would anyway.
   }
   const double now = clock_ms();
-  for (auto& it : items) detail::record_slot_result(*it, slot, items.size(), now);
+  double work = 0;
+  for (auto& it : items) {
+    detail::record_slot_result(*it, slot, items.size(), now);
+    work += it->item.work;
+  }
   slot.stage_in_ms = slot.stage_out_ms = 0;
   slot.stages_out = false;
   if (slot.in_stage) slot.owner->staging->release(std::exchange(slot.in_stage, {}));
   bool cpu_measured = false;
   {
     std::lock_guard lock(mutex);
-    free_slots.give_back(slot, now, slot.work.must_wait);
+    free_slots.give_back(slot, now, slot.work.must_wait, work);
     ++slot.owner->report.batches;
     slot.owner->report.items += items.size();
     // The GPU start rule waits for the CPU's first measured batches.
@@ -233,7 +237,7 @@ void Engine::Impl::run_again(Slot& slot) noexcept {
   release_and_deliver(slot);
   for (auto& it : again) {
     std::unique_lock lock(mutex);
-    Slot* fresh = acquire_slot(lock, it->gpu_only);
+    Slot* fresh = acquire_slot(lock, it->gpu_only, it->item.work);
     if (fresh == nullptr) {
       const auto [status, why] = stop.reason();
       lock.unlock();

@@ -64,15 +64,15 @@ std::string Engine::Impl::member_name(const Member& m) const {
 
 detail::GpuStartFacts Engine::Impl::gpu_start_facts() const {
   detail::GpuStartFacts f;
-  f.expected_items = options.expected_items;
-  f.items_taken = items_taken;
+  // In units of Item::work, like the CPU's measured latency.
+  f.expected_work = static_cast<double>(options.expected_items);
+  f.work_taken = work_taken;
   f.cpu_in_set = set.cpu;
   f.gpu_start_ms = options.gpu_start_ms;
   if (set.cpu) {
     f.cpu_latency_ms = free_slots.choice().latency_ms(0);
     f.cpu_slots = members.front()->slot_count();
   }
-  f.items_per_batch = batches_taken > 0 ? static_cast<double>(items_taken) / static_cast<double>(batches_taken) : 1.0;
   return f;
 }
 

@@ -72,10 +72,11 @@ struct Engine::Impl {
   detail::BatchFill open_batch{detail::BatchLimits{}};  // what open_slot holds so far
   std::size_t next_index = 0;
   std::size_t outstanding = 0;
-  std::size_t items_taken = 0, batches_taken = 0;  // handed to slots
-  // Items the run will have submitted in all, when known (EngineOptions::expected_items,
+  std::size_t batches_taken = 0;  // handed to slots
+  double work_taken = 0;         // the Item::work of the items handed to slots
+  // Work the run will have submitted in all, when known (EngineOptions::expected_items,
   // Engine::expect): the horizon beyond which a slow member would hold the run.
-  std::size_t expected = options.expected_items;
+  double expected = static_cast<double>(options.expected_items);
   std::size_t gpus_starting = 0;  // GPUs (or the search for them) not joined or failed yet
   std::atomic<std::size_t> gpus_ready{0};  // real GPUs joined and not lost
   RunStats stats;
@@ -111,11 +112,14 @@ struct Engine::Impl {
   std::future<ItemResult> submit(Item item);
 
   // Waits (backpressure) for a free slot on a device left in the set, and takes one of the
-  // device expected to finish first (`gpu_only`: among the GPUs); nullptr when cancelled or
-  // failed meanwhile.
-  Slot* acquire_slot(std::unique_lock<std::mutex>& lock, bool gpu_only);
-  // Batches the run will still submit after the one being placed, when its length is known.
-  [[nodiscard]] std::optional<double> remaining_batches() const;  // under mutex
+  // device expected to finish a batch of `work` units first (`gpu_only`: among the GPUs);
+  // nullptr when cancelled or failed meanwhile.
+  Slot* acquire_slot(std::unique_lock<std::mutex>& lock, bool gpu_only, double work);
+  // Work the run will still submit after a batch of `work` units being placed, when its
+  // length is known.
+  [[nodiscard]] std::optional<double> remaining_work(double work) const;  // under mutex
+  // What a batch about to be filled will hold: the work of the batches so far, on average.
+  [[nodiscard]] double batch_work_estimate(double first_item_work) const;  // under mutex
   // Whether the item's memory is on a GPU, so that the CPU's lanes must not take it.
   [[nodiscard]] bool in_gpu_memory(const Item& item) const;
   [[nodiscard]] bool stopped_now() noexcept;

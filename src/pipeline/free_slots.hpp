@@ -26,18 +26,19 @@ class FreeSlots {
   // The member leaves the set for good; returns how many are left alive.
   std::size_t lose(std::size_t member) noexcept;
 
-  // A slot of the member expected to finish first, now its own (started at `now_ms`);
-  // nullptr when none has room. `gpu_only`: among the GPUs. `remaining_batches`: what the
-  // run will still submit, when known (DeviceChoice::choose).
-  [[nodiscard]] Slot* take(double now_ms, bool gpu_only = false,
-                           std::optional<double> remaining_batches = std::nullopt);
+  // A slot of the member expected to finish a batch of `work` units first, now its own
+  // (started at `now_ms`); nullptr when none has room. `gpu_only`: among the GPUs.
+  // `remaining_work`: what the run will still submit, when known (DeviceChoice::choose).
+  [[nodiscard]] Slot* take(double now_ms, bool gpu_only = false, std::optional<double> remaining_work = std::nullopt,
+                           double work = 1.0);
   // Whether take() with the same arguments would return a slot now.
-  [[nodiscard]] bool any(bool gpu_only = false, std::optional<double> remaining_batches = std::nullopt) const;
+  [[nodiscard]] bool any(bool gpu_only = false, std::optional<double> remaining_work = std::nullopt,
+                         double work = 1.0) const;
   // A slot taken and never used: first in line again, and not counted as work done.
   void put_back_unused(Slot& slot);
-  // A slot whose batch ended at `now_ms`: its time counts toward its member's speed when
-  // the batch ran there.
-  void give_back(Slot& slot, double now_ms, bool ran);
+  // A slot whose batch of `work` units ended at `now_ms`: its time counts toward its
+  // member's speed when the batch ran there.
+  void give_back(Slot& slot, double now_ms, bool ran, double work = 1.0);
 
   [[nodiscard]] const DeviceChoice& choice() const noexcept { return choice_; }
 

@@ -3,6 +3,8 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
+
 #include <stdexcept>
 
 namespace streampipe::pipeline::detail {
@@ -13,6 +15,8 @@ std::string item_name(std::size_t index, const std::string& label) {
 
 std::size_t validate_item(const Item& item, std::size_t index, const Operation& op) {
   const std::string name = item_name(index, item.label);
+  if (!(item.work > 0) || !std::isfinite(item.work))
+    throw std::invalid_argument(fmt::format("{}: work {} is not a positive finite number", name, item.work));
   if (item.produce && !item.in.empty())
     throw std::invalid_argument(name + ": give either an input span or a produce stage, not both");
   if (!item.produce && item.in.empty()) throw std::invalid_argument(name + ": empty input");

@@ -2,7 +2,8 @@
 // Which device of a set takes the next batch: an even spread before anything is measured,
 // work in proportion to each device's speed after, a slow device left out only where it
 // would hold the end of a run of known length, devices that join late one batch at a time
-// until measured, never a device that is starting, failed or lost.
+// until measured, never a device that is starting, failed or lost; batches weighed by the
+// work they hold, not counted.
 
 #include "device_choice.hpp"
 
@@ -161,6 +162,50 @@ TEST(DeviceChoice, ALostDeviceIsNeverChosenAgain) {
 }
 
 TEST(DeviceChoice, ADeviceNeedsASlot) { EXPECT_THROW(DeviceChoice().add(0, State::ready), std::invalid_argument); }
+
+// gray's case: the CPU measured on single files (40 ms each on one of 4 slots), a GPU on
+// groups of 16 (320 ms a group, 20 ms a file, on 4 slots). Counted in batches the GPU
+// would look 8 times slower; weighed by their work it is twice as fast, and takes a group.
+TEST(DeviceChoice, BatchesAreWeighedByTheirWork) {
+  DeviceChoice c;
+  const std::size_t cpu = c.add(4, State::ready), gpu = c.add(4, State::ready);
+  measure(c, cpu, 40.0);
+  c.started(gpu, 16.0);
+  c.finished(gpu, 9000.0, true, 16.0, 16.0);  // the warm-up
+  c.started(gpu, 16.0);
+  c.finished(gpu, 320.0, true, 16.0, 16.0);
+  EXPECT_DOUBLE_EQ(c.latency_ms(cpu), 40.0);
+  EXPECT_DOUBLE_EQ(c.latency_ms(gpu), 20.0);  // per unit of work
+  EXPECT_EQ(c.choose(every_device_free, every_device_allowed, std::nullopt, 16.0), gpu);
+  // What is in flight counts by its work too: two groups on the GPU (32 units, 160 ms to
+  // go) against one file on the CPU (10 ms): a group goes to the CPU now.
+  c.started(gpu, 16.0);
+  c.started(gpu, 16.0);
+  c.started(cpu, 1.0);
+  EXPECT_EQ(c.choose(every_device_free, every_device_allowed, std::nullopt, 16.0), cpu);
+  // Given back, the groups leave nothing in flight behind.
+  c.finished(gpu, 0.0, false, 16.0, 16.0);
+  c.finished(gpu, 0.0, false, 16.0, 16.0);
+  EXPECT_EQ(c.in_flight(gpu), 0u);
+  EXPECT_NEAR(c.horizon_ms(0.0), 1.0 / (4 / 40.0 + 4 / 20.0), 1e-9);  // the CPU's one file
+}
+
+// Near the end of a run the horizon holds out a device for the batch it would be given: with
+// the GPU at 10 ms a unit and 64 units in flight, the set finishes those and 32 more in 192
+// ms; a group of 16 on the CPU (640 ms) would end after that, a single file (40 ms) not.
+TEST(DeviceChoice, TheHorizonWeighsTheBatchAtHand) {
+  DeviceChoice c;
+  const std::size_t cpu = c.add(4, State::ready), gpu = c.add(4, State::ready);
+  measure(c, cpu, 40.0);
+  c.started(gpu, 16.0);
+  c.finished(gpu, 1.0, true, 16.0, 16.0);
+  c.started(gpu, 16.0);
+  c.finished(gpu, 160.0, true, 16.0, 16.0);  // 10 ms a unit
+  for (int i = 0; i < 4; ++i) c.started(gpu, 16.0);  // the GPU is full
+  const auto only_cpu_free = [cpu](std::size_t d) { return d == cpu; };
+  EXPECT_FALSE(c.choose(only_cpu_free, every_device_allowed, 32.0, 16.0).has_value());
+  EXPECT_EQ(c.choose(only_cpu_free, every_device_allowed, 32.0, 1.0), cpu);
+}
 
 }  // namespace
 }  // namespace streampipe::pipeline::detail

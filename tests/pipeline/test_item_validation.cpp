@@ -7,6 +7,7 @@
 #include <gtest/gtest.h>
 
 #include <array>
+#include <limits>
 #include <span>
 #include <stdexcept>
 #include <string>
@@ -70,6 +71,17 @@ TEST(ItemValidation, InputIsASpanOrAProduceStage) {
   neither.out = b.out;
   neither.label = "empty.bin";
   EXPECT_EQ(verdict(neither, 7, same_size()), "item 7 (empty.bin): empty input");
+}
+
+TEST(ItemValidation, WorkIsPositiveAndFinite) {
+  Buffers b;
+  Item item = spans(b.in, b.out, "group");
+  item.work = 16;
+  EXPECT_EQ(verdict(item, 0, same_size()), "accepted");
+  for (const double bad : {0.0, -1.0, std::numeric_limits<double>::infinity(), std::numeric_limits<double>::quiet_NaN()}) {
+    item.work = bad;
+    EXPECT_NE(verdict(item, 2, same_size()).find("item 2 (group): work"), std::string::npos) << bad;
+  }
 }
 
 TEST(ItemValidation, OutputIsASpanOrAConsumeStage) {

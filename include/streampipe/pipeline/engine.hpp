@@ -76,7 +76,8 @@ struct EngineOptions {
   // Every stage of every batch is kept (about 250 bytes an unbatched item) for traces and
   // reports: turn it off for an engine that runs for long, or clear timeline() now and then.
   bool record_timeline = true;
-  // How many items the run will submit, when known (0: not known). With the CPU in the set,
+  // How many items the run will submit, when known (0: not known), counted in units of
+  // Item::work (the items themselves when each is 1). With the CPU in the set,
   // the GPUs then start only if the CPU alone would take longer than `gpu_start_ms` to
   // finish them (judged from its first measured batches): a short run ends on the CPU
   // without paying for a GPU's start and tear-down. Near the end of a run of known length a

@@ -38,6 +38,10 @@ struct Item {
   // The engine finds this out itself once CUDA has started in the process; set it when the
   // first items may come sooner (Python's engine sets it for CuPy and PyTorch arrays).
   bool device_memory = false;
+  // How much work the item is beside the run's other items (e.g. the files of a group):
+  // devices are dealt batches by their measured time per unit of work, so a device measured
+  // on small items is not taken to be as quick on large ones. Positive and finite.
+  double work = 1.0;
 };
 
 // Typed convenience: spans of trivially copyable elements.
