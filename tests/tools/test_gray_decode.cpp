@@ -2,6 +2,7 @@
 // --decode: names, the build's nvJPEG flag, which files nvJPEG is given (and why not), and the
 // options convert() refuses before any work.
 
+#include "gpu_order.hpp"
 #include "io/jpeg_variants.hpp"
 #include "test_gray_files.hpp"
 
@@ -10,7 +11,9 @@
 
 #include <gtest/gtest.h>
 
+#include <fstream>
 #include <stdexcept>
+#include <sys/stat.h>
 
 namespace streampipe::tools::gray {
 namespace {
@@ -56,6 +59,41 @@ TEST(GrayDecode, OtherFilesGoToTheCpuDecoderWithTheirReason) {
             "RGB JPEG (components named R, G, B)");
   EXPECT_EQ(gpu_decode_refusal(io::testing::truncated(rgb)), "incomplete JPEG (no end-of-image marker)");
   EXPECT_EQ(gpu_decode_refusal(std::span(rgb).first(40)), "unreadable JPEG markers");
+}
+
+TEST(GrayDecode, AFilesFirstBytesSayWhetherNvjpegMayDecodeIt) {
+  const auto rgb = baseline_jpeg(99, 61, 3, 4);
+  EXPECT_TRUE(gpu_may_decode(rgb));
+  EXPECT_TRUE(gpu_may_decode(std::span(rgb).first(rgb.size() / 2)));  // its end not seen yet
+  EXPECT_FALSE(gpu_may_decode(io::testing::with_sof(rgb, 0xC2)));     // progressive
+  EXPECT_FALSE(gpu_may_decode(io::encode_png(io::Image::make(5, 4, 3, 8))));
+  EXPECT_FALSE(gpu_may_decode(std::span(rgb).first(40)));  // no frame header yet
+}
+
+// The run's order with GPU decoding: what nvJPEG will not take first, then what it may, each
+// kind in job order; files that cannot be read (missing, a FIFO, not an image) count as the
+// first kind and are never read whole (nor waited on).
+TEST(GrayDecode, FilesNvjpegMayDecodeGoLast) {
+  testing::TempDir d;
+  const auto put = [&](const char* name, std::span<const std::byte> bytes) {
+    std::ofstream(d / name, std::ios::binary).write(reinterpret_cast<const char*>(bytes.data()),
+                                                    static_cast<std::streamsize>(bytes.size()));
+  };
+  const auto rgb = baseline_jpeg(64, 48, 3, 5);
+  put("0-baseline.jpg", rgb);
+  put("1-progressive.jpg", io::testing::with_sof(rgb, 0xC2));
+  put("2-baseline-gray.jpg", baseline_jpeg(33, 17, 1, 6));
+  put("3.png", io::encode_png(io::Image::make(5, 4, 1, 8)));
+  const std::vector<std::byte> text = {std::byte{'h'}, std::byte{'i'}};
+  put("4.txt", text);
+  ASSERT_EQ(::mkfifo((d / "5.fifo").c_str(), 0600), 0);
+  std::vector<Job> jobs;
+  for (const char* name : {"0-baseline.jpg", "1-progressive.jpg", "2-baseline-gray.jpg", "3.png", "4.txt", "5.fifo",
+                           "6-missing.jpg"})
+    jobs.push_back({d / name, d / "out" / name});
+  const detail::GpuOrder g = detail::order_for_gpu_decoding(jobs, 3);
+  EXPECT_EQ(g.order, (std::vector<std::size_t>{1, 3, 4, 5, 6, 0, 2}));
+  EXPECT_EQ(g.gpu_from, 5u);
 }
 
 TEST(GrayDecode, ConvertRefusesGpuDecodingWhereItCannotRun) {

@@ -7,6 +7,7 @@
 #include "streampipe/tools/gray/convert.hpp"
 
 #include "file_io.hpp"
+#include "gpu_order.hpp"
 #include "luma_operation.hpp"
 #include "run_summary.hpp"
 
@@ -158,6 +159,20 @@ RunSummary convert(std::span<const Job> jobs, const Options& o) {
   if (gpu_decode || gpu_encode)
     summary.group = o.group > 0 ? static_cast<std::size_t>(o.group) : group_size(jobs.size(), threads, !gpu_encode);
   const std::size_t per_item = summary.group;
+  // With GPU decoding the files nvJPEG will not take go first, one per item (the CPU converts
+  // them while the GPUs start), then those it may, in groups: a group of files the JPEG
+  // engines cannot take would be decoded by one host worker, file after file.
+  std::vector<Job> reordered;
+  detail::GpuOrder gpu_order;
+  if (gpu_decode && jobs.size() > 1) {
+    gpu_order = detail::order_for_gpu_decoding(jobs, static_cast<unsigned>(threads));
+    for (const std::size_t i : gpu_order.order) reordered.push_back(jobs[i]);
+    jobs = reordered;
+    for (std::size_t i = 0; i < jobs.size(); ++i) {
+      summary.files[i].input = jobs[i].input;
+      summary.files[i].output = jobs[i].output;
+    }
+  }
   // Files go one per item until a GPU has joined (the CPU's lanes gain nothing from groups,
   // and a short run ends sooner without them): at most one item per file.
   eo.expected_items = jobs.size();
@@ -210,7 +225,7 @@ RunSummary convert(std::span<const Job> jobs, const Options& o) {
   const std::stop_callback cancel_on_stop(o.stop, [&engine] { engine.cancel(); });
   std::size_t items = 0, submitted_files = 0;
   for (std::size_t first = 0, count = 1; first < jobs.size() && !o.stop.stop_requested(); first += count) {
-    count = engine.gpus_ready() > 0 ? std::min(per_item, jobs.size() - first) : 1;
+    count = engine.gpus_ready() > 0 && first >= gpu_order.gpu_from ? std::min(per_item, jobs.size() - first) : 1;
 #if defined(STREAMPIPE_HAVE_NVJPEG)
     if (gpu_stage) {
       // A group is as many units of work as it has files: the CPU, measured on single
@@ -244,6 +259,16 @@ RunSummary convert(std::span<const Job> jobs, const Options& o) {
 #endif
   detail::total_up(summary, engine.device_report(), call_ms, gpu_encode);
   summary.timeline = engine.timeline().report();
+  if (!gpu_order.order.empty()) {  // back in job order
+    std::vector<FileResult> files(summary.files.size());
+    std::vector<pipeline::ItemResult> results(summary.items.size());
+    for (std::size_t k = 0; k < gpu_order.order.size(); ++k) {
+      files[gpu_order.order[k]] = std::move(summary.files[k]);
+      results[gpu_order.order[k]] = std::move(summary.items[k]);
+    }
+    summary.files = std::move(files);
+    summary.items = std::move(results);
+  }
   return summary;
 }
 

@@ -64,7 +64,9 @@ bool gpu_decode_available() noexcept {
 #endif
 }
 
-std::optional<std::string> gpu_decode_refusal(std::span<const std::byte> file) {
+namespace {
+
+std::optional<std::string> refusal(std::span<const std::byte> file, bool whole) {
   const auto format = io::detect_image_format(file);
   if (format == io::ImageFormat::png) return "PNG file";
   if (format != io::ImageFormat::jpeg) return "not a JPEG file";
@@ -87,8 +89,14 @@ std::optional<std::string> gpu_decode_refusal(std::span<const std::byte> file) {
   const io::ImageReadOptions limits;
   const std::uint64_t rgb_bytes = std::uint64_t{h->width} * h->height * 3;
   if (!limits.limits.allows(h->width, h->height) || rgb_bytes > limits.max_bytes) return "image above the decode limits";
-  if (!h->complete) return "incomplete JPEG (no end-of-image marker)";
+  if (whole && !h->complete) return "incomplete JPEG (no end-of-image marker)";
   return std::nullopt;
 }
+
+}  // namespace
+
+std::optional<std::string> gpu_decode_refusal(std::span<const std::byte> file) { return refusal(file, true); }
+
+bool gpu_may_decode(std::span<const std::byte> head) { return !refusal(head, false).has_value(); }
 
 }  // namespace streampipe::tools::gray

@@ -37,6 +37,9 @@ enum class Encode { automatic, cpu, gpu };
 // Why the file's bytes go to the CPU decoder under --decode gpu (a short reason shared by
 // every file of its kind, e.g. "PNG file"), or nullopt when nvJPEG decodes them.
 [[nodiscard]] std::optional<std::string> gpu_decode_refusal(std::span<const std::byte> file);
+// From a file's first bytes (its markers up to the frame header): whether nvJPEG will
+// likely decode it, gpu_decode_refusal's rules but for the end-of-image marker it cannot see.
+[[nodiscard]] bool gpu_may_decode(std::span<const std::byte> head);
 
 // How far GPU-decoded gray values are from the CPU decode's, and the documented bound
 // (docs/gray.md) that the GPU tests and `bench gray` hold them to.
