@@ -38,7 +38,8 @@ std::shared_ptr<void> GpuStage::Impl::start_device(const pipeline::DeviceStart& 
   };
   const Device device(start.device);
   auto codecs = std::make_shared<DeviceCodecs>();
-  codecs->general = std::make_unique<io::GpuJpegDecoder>(device);
+  const bool png = encodes_png();
+  if (setup.decode || !png) codecs->general = std::make_unique<io::GpuJpegDecoder>(device);
   if (setup.decode) {
     go_on();
     try {
@@ -59,12 +60,16 @@ std::shared_ptr<void> GpuStage::Impl::start_device(const pipeline::DeviceStart& 
       if (codecs->engines) lane.batched = std::make_unique<io::GpuJpegBatchState>(*codecs->engines);
     }
   }
+  if (png)
+    for (auto& lane : codecs->lanes) lane.png = std::make_unique<io::GpuPngEncoder>(device);
   {
     const std::lock_guard lock(described_mutex);
-    if (described.empty())
-      described = !setup.decode ? "nvJPEG encoder"
-                  : codecs->engines ? fmt::format("nvJPEG, {} JPEG engines", codecs->engine_count)
-                                    : "nvJPEG, no JPEG engines (general backend)";
+    if (described.empty()) {
+      described = setup.decode ? codecs->engines ? fmt::format("nvJPEG, {} JPEG engines", codecs->engine_count)
+                                                 : "nvJPEG, no JPEG engines (general backend)"
+                  : png ? "" : "nvJPEG encoder";
+      if (png) described += described.empty() ? "GPU PNG encoder" : " + GPU PNG encoder";
+    }
   }
   return codecs;
 }
@@ -167,8 +172,8 @@ pipeline::Item GpuStage::item(std::size_t index, FileRange files, host::Overwrit
 
 pipeline::Operation GpuStage::operation() {
   pipeline::Operation op;
-  op.name = impl_->setup.encode ? "nvJPEG decode + luma + nvJPEG encode" : "nvJPEG decode + luma";
-  if (!impl_->setup.decode) op.name = "luma + nvJPEG encode";
+  const std::string encode = impl_->encodes_png() ? " + GPU PNG encode" : impl_->setup.encode ? " + nvJPEG encode" : "";
+  op.name = (impl_->setup.decode ? "nvJPEG decode + luma" : "luma") + encode;
   op.device = [impl = impl_.get()](const pipeline::Batch& b) { impl->run_lane(b); };
   op.host = [impl = impl_.get()](const pipeline::Batch& b) { impl->run_host(b); };
   op.start_device = [impl = impl_.get()](const pipeline::DeviceStart& start) { return impl->start_device(start); };

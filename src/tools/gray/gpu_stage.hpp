@@ -10,7 +10,8 @@
 //     straight into the group's output, else to RGB - batched on the JPEG engines where the
 //     GPU has them and the file is baseline, else one by one on nvJPEG's general backend,
 //     else (nvJPEG refused it) on the host; takes the luma of what is RGB and copies what is
-//     staged luma; with GPU encoding, encodes each gray image as JPEG on the GPU;
+//     staged luma; with GPU encoding, encodes each gray image on the GPU: JPEG with nvJPEG,
+//     PNG with io::GpuPngEncoder (the whole group at once);
 //   the CPU's lane: takes the luma of the staged RGB, copies the staged luma;
 //   consume (a host worker): encodes on the host what the GPU did not, writes every file.
 // A file that fails fails alone (its FileResult's `error`); the others of its group go on.
@@ -41,7 +42,7 @@ struct FileRange {
 
 struct GpuStageSetup {
   bool decode = true;        // nvJPEG decodes the JPEGs it takes (else every file on the host)
-  bool encode = false;       // JPEG outputs encoded by nvJPEG
+  bool encode = false;       // outputs encoded on the GPU: JPEG by nvJPEG, PNG by io::GpuPngEncoder
   std::size_t group = 16;    // most files per engine item
 };
 
@@ -63,7 +64,8 @@ class GpuStage {
   // states (NvjpegError when it cannot).
   [[nodiscard]] pipeline::Operation operation();
   // "nvJPEG, 7 JPEG engines" or "nvJPEG, no JPEG engines (general backend)" as the first GPU
-  // to start found it, "nvJPEG encoder" without GPU decoding; empty before any GPU started.
+  // to start found it, "nvJPEG encoder" without GPU decoding; " + GPU PNG encoder" after it,
+  // or alone, when the GPU encodes PNG; empty before any GPU started.
   [[nodiscard]] std::string describe() const;
 
   struct Impl;
