@@ -18,6 +18,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
@@ -110,61 +111,59 @@ void expect_host_files(const std::vector<Named>& images, const std::vector<std::
   }
 }
 
-TEST(GpuPng, EachShapeAloneIsTheHostFile) {
-  SP_REQUIRE_GPU();
-  const Device device(0);
-  const Stream stream(device);
-  GpuPngEncoder encoder(device);
+// An encoder on GPU 0 and a stream for it (the test skips without a GPU).
+class GpuPng : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    SP_REQUIRE_GPU();
+    device_.emplace(0);
+    stream_.emplace(*device_);
+    encoder_.emplace(*device_);
+  }
+  // The files of `images`, uploaded with rows `pad` bytes longer than the image's.
+  std::vector<std::vector<std::byte>> encode(const std::vector<Named>& images, std::size_t pad) {
+    const DeviceImages d = upload(images, pad, *device_);
+    return encoder_->encode(d.planes, stream_->ref());
+  }
+  std::optional<Device> device_;
+  std::optional<Stream> stream_;
+  std::optional<GpuPngEncoder> encoder_;
+};
+
+TEST_F(GpuPng, EachShapeAloneIsTheHostFile) {
   for (const Named& n : shapes()) {
     const std::vector<Named> one{n};
-    const DeviceImages d = upload(one, 0, device);
-    expect_host_files(one, encoder.encode(d.planes, stream.ref()));
+    expect_host_files(one, encode(one, 0));
   }
 }
 
-TEST(GpuPng, MixedBatchesInPitchedMemoryAreTheHostFiles) {
-  SP_REQUIRE_GPU();
-  const Device device(0);
-  const Stream stream(device);
-  GpuPngEncoder encoder(device);
+TEST_F(GpuPng, MixedBatchesInPitchedMemoryAreTheHostFiles) {
   const std::vector<Named> all = shapes();
   // Small to large and back: the scratch grows, then is reused with stale contents.
-  for (std::size_t pad : {0u, 3u, 256u}) {
-    const DeviceImages d = upload(all, pad, device);
-    expect_host_files(all, encoder.encode(d.planes, stream.ref()));
-  }
+  for (std::size_t pad : {0u, 3u, 256u}) expect_host_files(all, encode(all, pad));
   const std::vector<Named> few(all.begin(), all.begin() + 4);
-  const DeviceImages d = upload(few, 1, device);
-  expect_host_files(few, encoder.encode(d.planes, stream.ref()));
+  expect_host_files(few, encode(few, 1));
 }
 
-TEST(GpuPng, ManyPhotosInOneBatch) {
-  SP_REQUIRE_GPU();
-  const Device device(0);
-  const Stream stream(device);
-  GpuPngEncoder encoder(device);
+TEST_F(GpuPng, ManyPhotosInOneBatch) {
   std::vector<Named> photos;
   for (unsigned k = 0; k < 16; ++k)
     photos.push_back({"photo " + std::to_string(k), photo(1200 + 37 * k, 900 - 13 * k, 100 + k)});
-  const DeviceImages d = upload(photos, 64, device);
-  expect_host_files(photos, encoder.encode(d.planes, stream.ref()));
+  expect_host_files(photos, encode(photos, 64));
 }
 
-TEST(GpuPng, WrongArgumentsAreRefused) {
-  SP_REQUIRE_GPU();
-  const Device device(0);
-  const Stream stream(device);
-  GpuPngEncoder encoder(device);
-  DeviceBuffer<std::uint8_t> pixels(device, 64);
-  EXPECT_TRUE(encoder.encode({}, stream.ref()).empty());
+TEST_F(GpuPng, WrongArgumentsAreRefused) {
+  DeviceBuffer<std::uint8_t> pixels(*device_, 64);
+  EXPECT_TRUE(encoder_->encode({}, stream_->ref()).empty());
   const std::vector<std::vector<GpuGrayPlane>> wrong{
-      {{nullptr, 4, 4, 4}},          // no pixels
-      {{pixels.data(), 0, 4, 4}},    // no width
-      {{pixels.data(), 4, 0, 4}},    // no height
-      {{pixels.data(), 8, 4, 4}},    // pitch below the width
+      {{nullptr, 4, 4, 4}},                    // no pixels
+      {{pixels.data(), 0, 4, 4}},              // no width
+      {{pixels.data(), 4, 0, 4}},              // no height
+      {{pixels.data(), 8, 4, 4}},              // pitch below the width
       {{pixels.data(), 65535, 40000, 65535}},  // 2^31 filtered bytes and more
   };
-  for (const auto& batch : wrong) EXPECT_THROW((void)encoder.encode(batch, stream.ref()), std::invalid_argument);
+  for (const auto& batch : wrong)
+    EXPECT_THROW((void)encoder_->encode(batch, stream_->ref()), std::invalid_argument);
 }
 
 }  // namespace
