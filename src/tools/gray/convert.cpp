@@ -110,9 +110,11 @@ RunSummary convert(std::span<const Job> jobs, const Options& o) {
                                                 : static_cast<int>(std::max(2u, host::usable_cores()));
   const bool gpu_asked = o.decode == Decode::gpu || o.encode == Encode::gpu;
   if (gpu_asked && !gpu_decode_available())
-    throw std::invalid_argument("GPU JPEG decoding and encoding need nvJPEG, which this build does not have");
+    throw std::invalid_argument(
+        "GPU decoding and encoding (--decode gpu, --encode gpu) need nvJPEG, which this build does not have");
   if (gpu_asked && (o.engine.backend == pipeline::Backend::host || o.engine.simulate_gpus))
-    throw std::invalid_argument("GPU JPEG decoding and encoding need a GPU, not the host backend");
+    throw std::invalid_argument(
+        "GPU decoding and encoding (--decode gpu, --encode gpu) need a GPU, not the host backend");
 
   // One range over the whole run in Nsight Systems. Opened before the engine starts its
   // threads, it also makes NVTX's lazy initialization happen once, here, not racing in them.
@@ -146,7 +148,7 @@ RunSummary convert(std::span<const Job> jobs, const Options& o) {
       eo.backend = pipeline::Backend::host;
       eo.devices.clear();  // --devices names GPUs this run does not use
     } else if (Device::count() == 0) {
-      throw std::invalid_argument(fmt::format("GPU JPEG decoding and encoding need a GPU: {}",
+      throw std::invalid_argument(fmt::format("GPU decoding and encoding (--decode gpu, --encode gpu) need a GPU: {}",
                                               Device::unavailable_reason().value_or("none found")));
     }
   }
