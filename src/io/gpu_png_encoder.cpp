@@ -2,8 +2,8 @@
 // GpuPngEncoder (see gpu_png_encoder.hpp): per batch, the device filters and counts
 // (png_filter, png_count), the host fits every block's codes and places the blocks
 // (gpu_png_plan.hpp), the device writes the bits (png_tile_bits, png_place, png_write), the
-// host adds the zlib header, the Adler-32 and the chunks. Each direction is one copy per
-// batch: the image list up, the counts down, the tables up, the streams down.
+// host adds the zlib header and the Adler-32; png_file() then adds the chunks. Each direction
+// is one copy per batch: the image list up, the counts down, the tables up, the streams down.
 
 #include "streampipe/io/gpu_png_encoder.hpp"
 
@@ -73,7 +73,22 @@ GpuPngEncoder::GpuPngEncoder(Device device) : device_(device), scratch_(std::mak
 
 GpuPngEncoder::~GpuPngEncoder() = default;
 
+std::vector<std::byte> png_file(const PngStream& stream) {
+  if (stream.width == 0 || stream.height == 0 || stream.zlib.size() < 6)
+    throw std::invalid_argument(fmt::format("png_file: a {}x{} image with {} bytes of zlib stream", stream.width,
+                                            stream.height, stream.zlib.size()));
+  return detail::wrap_png(stream.width, stream.height, 1, 8, stream.zlib);
+}
+
 std::vector<std::vector<std::byte>> GpuPngEncoder::encode(std::span<const GpuGrayPlane> images, StreamRef stream) {
+  const std::vector<PngStream> streams = encode_streams(images, stream);
+  std::vector<std::vector<std::byte>> files;
+  files.reserve(streams.size());
+  for (const PngStream& s : streams) files.push_back(png_file(s));
+  return files;
+}
+
+std::vector<PngStream> GpuPngEncoder::encode_streams(std::span<const GpuGrayPlane> images, StreamRef stream) {
   if (images.empty()) return {};
   if (stream.device_index() != device_.index())
     throw std::invalid_argument(fmt::format("GPU PNG encode: a stream of device {} for an encoder of device {}",
@@ -178,13 +193,13 @@ std::vector<std::vector<std::byte>> GpuPngEncoder::encode(std::span<const GpuGra
   if (mismatches != 0)
     throw std::logic_error(fmt::format("GPU PNG encode: {} deflate blocks came out another length than planned",
                                        mismatches));
-  std::vector<std::vector<std::byte>> files(n);
+  std::vector<PngStream> streams(n);
   for (std::size_t i = 0; i < n; ++i) {
     const std::span<std::uint8_t> zlib(s.out_host.data() + out_at[i], plans[i].zlib_bytes());
     detail::finish_zlib(zlib, plans[i].adler);
-    files[i] = detail::wrap_png(images[i].width, images[i].height, 1, 8, zlib);
+    streams[i] = {images[i].width, images[i].height, {zlib.begin(), zlib.end()}};
   }
-  return files;
+  return streams;
 }
 
 }  // namespace streampipe::io

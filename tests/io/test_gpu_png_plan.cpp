@@ -2,13 +2,17 @@
 // The host half of the GPU PNG encoder, on the CPU: the order-free parse (parsed_at) gives
 // exactly scan_runs' runs; code lengths are complete and within their limit; and blocks
 // planned from their statistics, packed as the device gets them and written bit by bit at
-// the planned places (what the kernels do) give deflate_runs' stream byte for byte.
+// the planned places (what the kernels do) give deflate_runs' stream byte for byte, and
+// png_file() makes of it the host encoder's file.
 
 #include "deflate_block_code.hpp"
 #include "deflate_run_parse.hpp"
 #include "deflate_run_scan.hpp"
 #include "gpu_png_plan.hpp"
 #include "png_fast_encoder.hpp"
+
+#include "streampipe/io/gpu_png_encoder.hpp"
+#include "streampipe/io/image.hpp"
 
 #include <gtest/gtest.h>
 #include <zlib.h>
@@ -218,6 +222,26 @@ TEST(GpuPngPlan, BlockBitsCountEverySymbol) {
                                  2u * (code.lengths[kLengthCodes[258].symbol] + 1u) +
                                  (code.lengths[kLengthCodes[200].symbol] + 5u + 1u) + code.lengths[kEndOfBlock];
   EXPECT_EQ(block_bits(code, freq), expected);
+}
+
+// What the GPU encoder's streams become: the host encoder's file, from the same zlib stream.
+TEST(GpuPngPlan, PngFileWrapsAStreamAsTheHostEncoderDoes) {
+  std::mt19937 rng(29);
+  for (const auto& [w, h] : {std::pair{1u, 1u}, std::pair{333u, 77u}, std::pair{1500u, 900u}}) {
+    Image img = Image::make(w, h, 1, 8);
+    for (std::size_t i = 0; i < img.pixels.size(); ++i)
+      img.pixels[i] = static_cast<std::uint8_t>(i % w / 7 + rng() % 5);
+    Bytes filtered;
+    for (std::size_t y = 0; y < h; ++y) {
+      filtered.push_back(2);  // up
+      for (std::size_t x = 0; x < w; ++x)
+        filtered.push_back(static_cast<std::uint8_t>(img.pixels[y * w + x] - (y > 0 ? img.pixels[(y - 1) * w + x] : 0)));
+    }
+    const PngStream stream{w, h, deflate_runs(filtered)};
+    EXPECT_TRUE(png_file(stream) == encode_png(img, {.compression = 1})) << w << "x" << h;
+  }
+  EXPECT_THROW((void)png_file({}), std::invalid_argument);
+  EXPECT_THROW((void)png_file({0, 5, Bytes(10)}), std::invalid_argument);
 }
 
 }  // namespace

@@ -70,8 +70,8 @@ void GpuStage::Impl::encode_png(LaneCodecs& lane, std::size_t first, std::size_t
     planes.push_back({out + t.out_offset, f.width, f.height, f.width});
     encoded.push_back(k);
   }
-  std::vector<std::vector<std::byte>> pngs = lane.png->encode(planes, stream);
-  for (std::size_t e = 0; e < encoded.size(); ++e) tickets[first + encoded[e]].encoded = std::move(pngs[e]);
+  std::vector<io::PngStream> pngs = lane.png->encode_streams(planes, stream);
+  for (std::size_t e = 0; e < encoded.size(); ++e) tickets[first + encoded[e]].png = std::move(pngs[e]);
 }
 
 void GpuStage::Impl::run_host(const pipeline::Batch& b) {

@@ -139,12 +139,16 @@ void GpuStage::Impl::consume(std::size_t item, std::span<const std::byte> out, h
     try {
       const std::size_t pixels = std::size_t{f.width} * f.height;
       const auto* gray = reinterpret_cast<const std::uint8_t*>(out.data() + t.out_offset);
-      write_output(f, !t.encoded.empty() ? std::move(t.encoded) : encode_output(f, {gray, pixels}, options),
+      write_output(f,
+                   !t.encoded.empty()    ? std::move(t.encoded)
+                   : !t.png.zlib.empty() ? io::png_file(t.png)
+                                         : encode_output(f, {gray, pixels}, options),
                    overwrite);
     } catch (...) {
       f.error = current_error(f.input);
     }
     t.encoded = {};
+    t.png = {};
   }
 }
 

@@ -13,7 +13,8 @@
 //     staged luma; with GPU encoding, encodes each gray image on the GPU: JPEG with nvJPEG,
 //     PNG with io::GpuPngEncoder (the whole group at once);
 //   the CPU's lane: takes the luma of the staged RGB, copies the staged luma;
-//   consume (a host worker): encodes on the host what the GPU did not, writes every file.
+//   consume (a host worker): encodes on the host what the GPU did not (and wraps the GPU's
+//     PNG data into files: chunks and CRC-32s), writes every file.
 // A file that fails fails alone (its FileResult's `error`); the others of its group go on.
 // Each GPU's nvJPEG libraries and its lanes' states are made by the operation's
 // start_device, on that GPU's start thread, while the CPU already converts files.

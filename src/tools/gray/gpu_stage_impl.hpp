@@ -35,6 +35,7 @@ struct Ticket {
   std::size_t out_offset = 0;
   bool baseline = false;               // jpeg: may go to the JPEG engines
   std::vector<std::byte> encoded;      // the output file when nvJPEG encoded it
+  io::PngStream png;                   // the output's compressed data when the GPU encoded it as PNG
   [[nodiscard]] bool ok() const noexcept { return kind != Kind::failed; }
 };
 
@@ -88,7 +89,8 @@ struct GpuStage::Impl {
   // A GPU's codecs, on its start thread (gpu_stage.cpp).
   std::shared_ptr<void> start_device(const pipeline::DeviceStart& start);
   void run_lane(const pipeline::Batch& b);  // a GPU's lane (gpu_lane.cpp)
-  // The group's gray images in `out` (device memory) as PNG files, into their tickets.
+  // The group's gray images in `out` (device memory) as PNG data, into their tickets (the
+  // host worker that writes a file makes it: the chunks' CRC-32 is per-byte work).
   void encode_png(LaneCodecs& lane, std::size_t first, std::size_t count, const std::uint8_t* out, StreamRef stream);
   void run_host(const pipeline::Batch& b);  // the CPU's lane: the staged luma or RGB to gray
 };
