@@ -102,7 +102,9 @@ void expect_host_files(const std::vector<Named>& images, const std::vector<std::
   for (std::size_t i = 0; i < images.size(); ++i) {
     const Image& img = images[i].image;
     const auto host = encode_png(img, {.compression = 1});
-    EXPECT_TRUE(files[i] == host) << images[i].name << ": " << files[i].size() << " bytes, the host's " << host.size();
+    const auto differ = std::mismatch(files[i].begin(), files[i].end(), host.begin(), host.end());
+    EXPECT_TRUE(files[i] == host) << images[i].name << ": " << files[i].size() << " bytes, the host's " << host.size()
+                                  << ", first different byte at " << (differ.first - files[i].begin());
     const Image back = decode_image(files[i], {}, images[i].name);
     EXPECT_EQ(back.width, img.width) << images[i].name;
     EXPECT_EQ(back.height, img.height) << images[i].name;
