@@ -18,6 +18,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <chrono>
+#include <iostream>
 #include <optional>
 #include <random>
 #include <string>
@@ -152,6 +154,29 @@ TEST_F(GpuPng, ManyPhotosInOneBatch) {
   for (unsigned k = 0; k < 16; ++k)
     photos.push_back({"photo " + std::to_string(k), photo(1200 + 37 * k, 900 - 13 * k, 100 + k)});
   expect_host_files(photos, encode(photos, 64));
+}
+
+// A gray run's groups: 16 photos of 4.5 Mpixel. Prints the best of three batches' times (the
+// device's share with the host's plan, and the host's wrapping) for docs/image-io.md.
+TEST_F(GpuPng, GroupsOfLargePhotos) {
+  std::vector<Named> photos;
+  for (unsigned k = 0; k < 16; ++k) photos.push_back({"photo " + std::to_string(k), photo(2592, 1728, 200 + k)});
+  const DeviceImages d = upload(photos, 0, *device_);
+  double best_encode = 1e30, best_wrap = 1e30;
+  std::vector<std::vector<std::byte>> files;
+  for (int round = 0; round < 3; ++round) {
+    const auto t0 = std::chrono::steady_clock::now();
+    const std::vector<PngStream> streams = encoder_->encode_streams(d.planes, stream_->ref());
+    const auto t1 = std::chrono::steady_clock::now();
+    files.clear();
+    for (const PngStream& s : streams) files.push_back(png_file(s));
+    const auto t2 = std::chrono::steady_clock::now();
+    best_encode = std::min(best_encode, std::chrono::duration<double, std::milli>(t1 - t0).count());
+    best_wrap = std::min(best_wrap, std::chrono::duration<double, std::milli>(t2 - t1).count());
+  }
+  std::cout << "16 photos of 2592x1728: encode_streams " << best_encode / 16 << " ms an image (" << 16e3 / best_encode
+            << " images/s), png_file " << best_wrap / 16 << " ms an image\n";
+  expect_host_files(photos, files);
 }
 
 TEST_F(GpuPng, WrongArgumentsAreRefused) {
