@@ -25,6 +25,7 @@ constexpr std::uint32_t kBlockBytes = static_cast<std::uint32_t>(kDeflateBlockBy
 // A tile's bits at most: 15 per literal (a run's 21 cover at least 3 bytes), from any bit of a word.
 constexpr std::uint32_t kStagedWords = (31 + 15 * kPngTileBytes) / 32 + 1;
 static_assert(kPer == 16, "a thread's positions are one 16-byte load");
+constexpr unsigned long long kUnplaced = ~0ull;  // a tile of a block that came out other than planned
 
 __device__ std::uint32_t tiles_of(const PngImageDesc& d) { return (d.length + kPngTileBytes - 1) / kPngTileBytes; }
 
@@ -273,21 +274,28 @@ __global__ void place_kernel(PngBatch batch, const PngBlockPlan* plans, const st
   const PngBlockPlan plan = plans[blockIdx.x];
   const std::uint32_t first = (blockIdx.x - d.first_block) * kPngTilesPerBlock;
   const std::uint32_t count = min(kPngTilesPerBlock, tiles_of(d) - first);
+  const std::uint32_t eob_bits = plan.end_of_block >> 24;
+  unsigned long long bits = 0;
+  for (std::uint32_t k = lane; k < count; k += 32) bits += tile_bits[d.first_tile + first + k];
+#pragma unroll
+  for (int offset = 16; offset > 0; offset /= 2) bits += __shfl_xor_sync(0xffffffffu, bits, offset);
+  // A block longer or shorter than planned (the host's and the device's parse disagree) is
+  // counted and left unwritten: its bits would overrun its place.
+  const bool as_planned = plan.first_bit + plan.header_bits + bits + eob_bits == plan.end_bit;
+  if (lane == 0 && !as_planned) atomicAdd(mismatches, 1u);
   unsigned long long at = plan.first_bit + plan.header_bits;
   for (std::uint32_t i = 0; i < count; i += 32) {
     const std::uint32_t k = i + lane;
-    const std::uint32_t bits = k < count ? tile_bits[d.first_tile + first + k] : 0;
-    unsigned long long sum = bits;  // inclusive scan over the warp
+    const std::uint32_t tile = k < count ? tile_bits[d.first_tile + first + k] : 0;
+    unsigned long long sum = tile;  // inclusive scan over the warp
 #pragma unroll
     for (int offset = 1; offset < 32; offset *= 2) {
       const unsigned long long other = __shfl_up_sync(0xffffffffu, sum, offset);
       if (lane >= static_cast<std::uint32_t>(offset)) sum += other;
     }
-    if (k < count) tile_first_bit[d.first_tile + first + k] = at + sum - bits;
+    if (k < count) tile_first_bit[d.first_tile + first + k] = as_planned ? at + sum - tile : kUnplaced;
     at += __shfl_sync(0xffffffffu, sum, 31);
   }
-  const std::uint32_t eob_bits = plan.end_of_block >> 24;
-  if (lane == 0 && at + eob_bits != plan.end_bit) atomicAdd(mismatches, 1u);
   for (std::uint32_t w = lane; w * 32 < plan.header_bits; w += 32)
     or_bits(out, plan.first_bit + 32ull * w, header_words[plan.header_word + w]);
   if (lane == 0) or_bits(out, plan.end_bit - eob_bits, plan.end_of_block & 0xffffffu);
@@ -302,8 +310,8 @@ __global__ void write_kernel(PngBatch batch, const std::uint32_t* codes, const s
   std::uint32_t entries[kPer];
   const std::uint32_t bits = thread_bits(batch, codes, table, view_tile(batch, blockIdx.x), entries);
   const std::uint32_t total = tile_bits[blockIdx.x];
-  if (total == 0) return;  // the whole tile inside runs
   const unsigned long long first = tile_first_bit[blockIdx.x];
+  if (total == 0 || first == kUnplaced) return;  // the whole tile inside runs, or its block failed
   const std::uint32_t shift = static_cast<std::uint32_t>(first % 32);
   const std::uint32_t words = (shift + total + 31) / 32;
   for (std::uint32_t w = threadIdx.x; w < words; w += kPngTileThreads) staged[w] = 0;

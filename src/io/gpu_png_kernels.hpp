@@ -29,7 +29,8 @@ void png_count(StreamRef stream, const PngBatch& batch, PngBlockStats* stats);
 void png_tile_bits(StreamRef stream, const PngBatch& batch, const std::uint32_t* codes, std::uint32_t* tile_bits);
 // Places each tile's bits after its block's header and writes the headers and end-of-block
 // codes into `out` (zeroed before). Counts into `mismatches` the blocks whose bits differ
-// from what the host planned (never, unless the two disagree on the parse).
+// from what the host planned (never, unless the two disagree on the parse), whose tiles
+// png_write then leaves out rather than write past the block's place.
 void png_place(StreamRef stream, const PngBatch& batch, const PngBlockPlan* plans, const std::uint32_t* header_words,
                const std::uint32_t* tile_bits, unsigned long long* tile_first_bit, std::uint32_t* out,
                std::uint32_t* mismatches);
