@@ -42,7 +42,8 @@ void add_gray_flags(CLI::App& app, GrayFlags& o) {
       ->capture_default_str()
       ->type_name("WHERE");
   app.add_option("--encode", o.encode,
-                  "where JPEG outputs are encoded: auto (the CPU), cpu, or gpu (nvJPEG)")
+                  "where outputs are encoded: auto (the CPU), cpu, or gpu (JPEG: nvJPEG; PNG: streampipe's own, "
+                  "--compression 1 only)")
       ->capture_default_str()
       ->type_name("WHERE");
   app.add_option("--max-pixels", o.max_pixels, "refuse images larger than N pixels, read from the header (0: no limit)")
@@ -91,6 +92,10 @@ gray::Options gray_options(const GrayFlags& o) {
   go.group = o.group;
   go.decode = *decode;
   go.encode = *encode;
+  if (go.encode == gray::Encode::gpu && go.format == io::ImageFormat::png && go.png_compression != 1)
+    throw UsageError(fmt::format("--encode gpu writes PNG at --compression 1 (filter up, strategy fast), not {}; "
+                                 "use --encode cpu for other levels",
+                                 go.png_compression));
   go.limits.max_pixels = o.max_pixels;
   go.limits.raise_hint = "raise --max-pixels";
   go.engine = engine_options(o.engine, gray::engine_defaults());

@@ -98,7 +98,11 @@ std::vector<std::byte> encode_png_fast(const Image& image, PngFilter filter) {
     prior = raw;
   }
   const std::vector<std::uint8_t> z = deflate_runs({filtered.get(), filtered_bytes});
+  return wrap_png(image.width, image.height, image.channels, image.bit_depth, z);
+}
 
+std::vector<std::byte> wrap_png(std::uint32_t width, std::uint32_t height, int channels, int bit_depth,
+                                std::span<const std::uint8_t> z) {
   std::vector<std::byte> png;
   png.reserve(z.size() + (z.size() / kIdatChunkBytes + 1) * 12 + 64);
   static constexpr std::uint8_t signature[8] = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
@@ -106,11 +110,11 @@ std::vector<std::byte> encode_png_fast(const Image& image, PngFilter filter) {
   static constexpr std::uint8_t color_types[5] = {0, 0, 4, 2, 6};  // gray, gray+alpha, RGB, RGBA
   std::uint8_t ihdr[13];
   for (int i = 0; i < 4; ++i) {
-    ihdr[i] = static_cast<std::uint8_t>(image.width >> (24 - 8 * i));
-    ihdr[4 + i] = static_cast<std::uint8_t>(image.height >> (24 - 8 * i));
+    ihdr[i] = static_cast<std::uint8_t>(width >> (24 - 8 * i));
+    ihdr[4 + i] = static_cast<std::uint8_t>(height >> (24 - 8 * i));
   }
-  ihdr[8] = static_cast<std::uint8_t>(image.bit_depth);
-  ihdr[9] = color_types[image.channels];
+  ihdr[8] = static_cast<std::uint8_t>(bit_depth);
+  ihdr[9] = color_types[channels];
   ihdr[10] = ihdr[11] = ihdr[12] = 0;  // deflate, adaptive filtering method, not interlaced
   put_chunk(png, "IHDR", ihdr, sizeof ihdr);
   for (std::size_t at = 0; at < z.size(); at += kIdatChunkBytes)

@@ -401,6 +401,10 @@ TEST(GrayRun, BadOptionsAreRejected) {
   o = host_options();
   o.engine.host_threads = -1;
   EXPECT_THROW((void)convert(none, o), std::invalid_argument);
+  o = host_options();
+  o.encode = Encode::gpu;  // the GPU writes PNG at compression 1 only, whatever the devices
+  o.png_compression = 6;
+  EXPECT_THROW((void)convert(none, o), std::invalid_argument);
 }
 
 }  // namespace

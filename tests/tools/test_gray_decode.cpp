@@ -106,6 +106,10 @@ TEST(GrayDecode, ConvertRefusesGpuDecodingWhereItCannotRun) {
   o.engine.host_threads = 2;
   EXPECT_THROW((void)convert(jobs, o), std::invalid_argument);
   EXPECT_FALSE(std::filesystem::exists(d / "out/a.png"));
+  o.decode = Decode::cpu;
+  o.encode = Encode::gpu;  // PNG output encoded on the GPU: refused alike
+  EXPECT_THROW((void)convert(jobs, o), std::invalid_argument);
+  EXPECT_FALSE(std::filesystem::exists(d / "out/a.png"));
 }
 
 }  // namespace

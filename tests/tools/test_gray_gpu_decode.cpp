@@ -235,18 +235,20 @@ TEST(GrayGpuDecode, GpuEncodedJpegsHoldTheGrayImage) {
   o.engine.host_threads = 2;
   o.engine.lanes = 2;
   o.decode = Decode::gpu;  // the defaults decode and encode on the CPU (docs/gray.md)
-  o.encode = Encode::gpu;  // JPEG outputs only: PNGs are encoded on the host either way
+  o.encode = Encode::gpu;  // PNG outputs too: the same files as the host's (test_gray_gpu_png.cpp)
   o.group = 3;  // groups of files on the JPEG engines, the last one short
   const auto png_jobs = jobs_for(files, d / "out-png");
   const RunSummary exact = convert(png_jobs, o);
   ASSERT_EQ(exact.ok, files.size());
-  EXPECT_EQ(exact.encode, "cpu");
+  EXPECT_EQ(exact.encode, "gpu");
+  EXPECT_EQ(exact.encoder, "GPU PNG encoder");
   EXPECT_EQ(exact.group, 3u);
   o.format = io::ImageFormat::jpeg;
   const auto jpeg_jobs = jobs_for(files, d / "out-jpeg", io::ImageFormat::jpeg);
   const RunSummary s = convert(jpeg_jobs, o);
   ASSERT_EQ(s.ok, files.size());
   EXPECT_EQ(s.encode, "gpu");
+  EXPECT_EQ(s.encoder, "nvJPEG");
   EXPECT_EQ(s.decode, "gpu");
   for (std::size_t i = 0; i < files.size(); ++i) {
     const io::Image want = io::read_image(png_jobs[i].output);

@@ -85,6 +85,9 @@ void check_options(const Options& o) {
   if (e.cpu_lanes < 0 || e.cpu_lanes > 1024)
     throw std::invalid_argument(fmt::format("CPU lanes {} is not in 0-1024", e.cpu_lanes));
   if (o.group < 0 || o.group > 256) throw std::invalid_argument(fmt::format("group {} is not in 0-256", o.group));
+  if (o.encode == Encode::gpu && o.format == io::ImageFormat::png && o.png_compression != 1)
+    throw std::invalid_argument(fmt::format("GPU PNG encoding writes compression 1 (filter up, strategy fast), not {}",
+                                            o.png_compression));
 }
 
 }  // namespace
@@ -108,9 +111,11 @@ RunSummary convert(std::span<const Job> jobs, const Options& o) {
                                                 : static_cast<int>(std::max(2u, host::usable_cores()));
   const bool gpu_asked = o.decode == Decode::gpu || o.encode == Encode::gpu;
   if (gpu_asked && !gpu_decode_available())
-    throw std::invalid_argument("GPU JPEG decoding and encoding need nvJPEG, which this build does not have");
+    throw std::invalid_argument(
+        "GPU decoding and encoding (--decode gpu, --encode gpu) need nvJPEG, which this build does not have");
   if (gpu_asked && (o.engine.backend == pipeline::Backend::host || o.engine.simulate_gpus))
-    throw std::invalid_argument("GPU JPEG decoding and encoding need a GPU, not the host backend");
+    throw std::invalid_argument(
+        "GPU decoding and encoding (--decode gpu, --encode gpu) need a GPU, not the host backend");
 
   // One range over the whole run in Nsight Systems. Opened before the engine starts its
   // threads, it also makes NVTX's lazy initialization happen once, here, not racing in them.
@@ -146,7 +151,7 @@ RunSummary convert(std::span<const Job> jobs, const Options& o) {
     } else if (!Device::driver_installed()) {
       // Counting the GPUs starts CUDA (0.1-0.4 s, docs/gray.md) before the CPU's lanes could
       // work: the engine finds them meanwhile, and says in the summary if there are none.
-      throw std::invalid_argument(fmt::format("GPU JPEG decoding and encoding need a GPU: {}",
+      throw std::invalid_argument(fmt::format("GPU decoding and encoding (--decode gpu, --encode gpu) need a GPU: {}",
                                               Device::unavailable_reason().value_or("none found")));
     }
   }
@@ -155,7 +160,8 @@ RunSummary convert(std::span<const Job> jobs, const Options& o) {
   // nvJPEG decodes only when asked: on real photographs it gave some files' pixels far from
   // libjpeg-turbo's (docs/gray.md), which a default must never do.
   const bool gpu_decode = nvjpeg && o.decode == Decode::gpu;
-  const bool gpu_encode = nvjpeg && o.encode == Encode::gpu && o.format == io::ImageFormat::jpeg;
+  // GPU encoding only when asked, PNG as JPEG: --encode auto keeps the host's encoders.
+  const bool gpu_encode = nvjpeg && o.encode == Encode::gpu;
   if (gpu_decode || gpu_encode)
     summary.group = o.group > 0 ? static_cast<std::size_t>(o.group) : group_size(jobs.size(), threads, !gpu_encode);
   const std::size_t per_item = summary.group;
@@ -176,7 +182,8 @@ RunSummary convert(std::span<const Job> jobs, const Options& o) {
   // Files go one per item until a GPU has joined (the CPU's lanes gain nothing from groups,
   // and a short run ends sooner without them): at most one item per file.
   eo.expected_items = jobs.size();
-  if (eo.gpu_start_ms <= 0) eo.gpu_start_ms = gpu_decode || gpu_encode ? kGpuStartWithNvjpegMs : kGpuStartMs;
+  const bool nvjpeg_starts = gpu_decode || (gpu_encode && o.format == io::ImageFormat::jpeg);
+  if (eo.gpu_start_ms <= 0) eo.gpu_start_ms = nvjpeg_starts ? kGpuStartWithNvjpegMs : kGpuStartMs;
 
 #if defined(STREAMPIPE_HAVE_NVJPEG)
   // Declared before the engine, so it outlives the engine's lanes that use it.
@@ -258,6 +265,7 @@ RunSummary convert(std::span<const Job> jobs, const Options& o) {
   if (gpu_stage) summary.codecs = gpu_stage->describe();
 #endif
   detail::total_up(summary, engine.device_report(), call_ms, gpu_encode);
+  if (summary.encode != "cpu") summary.encoder = o.format == io::ImageFormat::png ? "GPU PNG encoder" : "nvJPEG";
   summary.timeline = engine.timeline().report();
   if (!gpu_order.order.empty()) {  // back in job order
     std::vector<FileResult> files(summary.files.size());

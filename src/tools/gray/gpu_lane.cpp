@@ -3,7 +3,8 @@
 // group's baseline JPEGs in one call; the rest, and a batch the engines refused as a whole,
 // go one by one through nvJPEG's general backend; what nvJPEG refuses there is decoded on the
 // host and its gray image uploaded. Encoding waits for the lane's stream (nvJPEG gives the length only on the
-// host), so a lane that encodes finishes its group's device work before it returns.
+// host; the PNG encoder fits its codes there), so a lane that encodes finishes its group's
+// device work before it returns.
 
 #include "gpu_stage_impl.hpp"
 
@@ -57,6 +58,21 @@ void decode_on_host(LaneCodecs& lane, const Device& device, const Ticket& t, Fil
 }
 
 }  // namespace
+
+void GpuStage::Impl::encode_png(LaneCodecs& lane, std::size_t first, std::size_t count, const std::uint8_t* out,
+                                StreamRef stream) {
+  std::vector<io::GpuGrayPlane> planes;
+  std::vector<std::size_t> encoded;
+  for (std::size_t k = 0; k < count; ++k) {
+    const FileResult& f = files[first + k];
+    const Ticket& t = tickets[first + k];
+    if (!t.ok()) continue;
+    planes.push_back({out + t.out_offset, f.width, f.height, f.width});
+    encoded.push_back(k);
+  }
+  std::vector<io::PngStream> pngs = lane.png->encode_streams(planes, stream);
+  for (std::size_t e = 0; e < encoded.size(); ++e) tickets[first + encoded[e]].png = std::move(pngs[e]);
+}
 
 void GpuStage::Impl::run_host(const pipeline::Batch& b) {
   if (b.size() != 1) throw std::logic_error("gray's GPU stage takes one group per batch");
@@ -204,6 +220,11 @@ void GpuStage::Impl::run_lane(const pipeline::Batch& b) {
     }
   }
   if (!setup.encode) return;
+  if (encodes_png()) {
+    if (!lane.png) lane.png = std::make_unique<io::GpuPngEncoder>(device);  // made on first use, as the decode states
+    encode_png(lane, first, count, out, stream);
+    return;
+  }
   // Every image of the group is encoded before any is retrieved: one wait for the stream.
   std::vector<std::size_t> encoded;
   for (std::size_t k = 0; k < count; ++k) {

@@ -38,7 +38,8 @@ std::shared_ptr<void> GpuStage::Impl::start_device(const pipeline::DeviceStart& 
   };
   const Device device(start.device);
   auto codecs = std::make_shared<DeviceCodecs>();
-  codecs->general = std::make_unique<io::GpuJpegDecoder>(device);
+  const bool png = encodes_png();
+  if (setup.decode || !png) codecs->general = std::make_unique<io::GpuJpegDecoder>(device);
   if (setup.decode) {
     go_on();
     try {
@@ -53,10 +54,12 @@ std::shared_ptr<void> GpuStage::Impl::start_device(const pipeline::DeviceStart& 
   codecs->lanes.resize(static_cast<std::size_t>(start.lanes));
   {
     const std::lock_guard lock(described_mutex);
-    if (described.empty())
-      described = !setup.decode ? "nvJPEG encoder"
-                  : codecs->engines ? "nvJPEG, the JPEG engines (hardware backend)"
-                                    : "nvJPEG, no JPEG engines (general backend)";
+    if (described.empty()) {
+      described = setup.decode ? codecs->engines ? "nvJPEG, the JPEG engines (hardware backend)"
+                                                 : "nvJPEG, no JPEG engines (general backend)"
+                  : png ? "" : "nvJPEG encoder";
+      if (png) described += described.empty() ? "GPU PNG encoder" : " + GPU PNG encoder";
+    }
   }
   return codecs;
 }
@@ -126,12 +129,16 @@ void GpuStage::Impl::consume(std::size_t item, std::span<const std::byte> out, h
     try {
       const std::size_t pixels = std::size_t{f.width} * f.height;
       const auto* gray = reinterpret_cast<const std::uint8_t*>(out.data() + t.out_offset);
-      write_output(f, !t.encoded.empty() ? std::move(t.encoded) : encode_output(f, {gray, pixels}, options),
+      write_output(f,
+                   !t.encoded.empty()    ? std::move(t.encoded)
+                   : !t.png.zlib.empty() ? io::png_file(t.png)
+                                         : encode_output(f, {gray, pixels}, options),
                    overwrite);
     } catch (...) {
       f.error = current_error(f.input);
     }
     t.encoded = {};
+    t.png = {};
   }
 }
 
@@ -159,8 +166,8 @@ pipeline::Item GpuStage::item(std::size_t index, FileRange files, host::Overwrit
 
 pipeline::Operation GpuStage::operation() {
   pipeline::Operation op;
-  op.name = impl_->setup.encode ? "nvJPEG decode + luma + nvJPEG encode" : "nvJPEG decode + luma";
-  if (!impl_->setup.decode) op.name = "luma + nvJPEG encode";
+  const std::string encode = impl_->encodes_png() ? " + GPU PNG encode" : impl_->setup.encode ? " + nvJPEG encode" : "";
+  op.name = (impl_->setup.decode ? "nvJPEG decode + luma" : "luma") + encode;
   op.device = [impl = impl_.get()](const pipeline::Batch& b) { impl->run_lane(b); };
   op.host = [impl = impl_.get()](const pipeline::Batch& b) { impl->run_host(b); };
   op.start_device = [impl = impl_.get()](const pipeline::DeviceStart& start) { return impl->start_device(start); };

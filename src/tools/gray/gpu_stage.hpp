@@ -10,9 +10,11 @@
 //     straight into the group's output, else to RGB - batched on the JPEG engines where the
 //     GPU has them and the file is baseline, else one by one on nvJPEG's general backend,
 //     else (nvJPEG refused it) on the host; takes the luma of what is RGB and copies what is
-//     staged luma; with GPU encoding, encodes each gray image as JPEG on the GPU;
+//     staged luma; with GPU encoding, encodes each gray image on the GPU: JPEG with nvJPEG,
+//     PNG with io::GpuPngEncoder (the whole group at once);
 //   the CPU's lane: takes the luma of the staged RGB, copies the staged luma;
-//   consume (a host worker): encodes on the host what the GPU did not, writes every file.
+//   consume (a host worker): encodes on the host what the GPU did not (and wraps the GPU's
+//     PNG data into files: chunks and CRC-32s), writes every file.
 // A file that fails fails alone (its FileResult's `error`); the others of its group go on.
 // Each GPU's nvJPEG libraries and its lanes' states are made by the operation's
 // start_device, on that GPU's start thread, while the CPU already converts files.
@@ -41,7 +43,7 @@ struct FileRange {
 
 struct GpuStageSetup {
   bool decode = true;        // nvJPEG decodes the JPEGs it takes (else every file on the host)
-  bool encode = false;       // JPEG outputs encoded by nvJPEG
+  bool encode = false;       // outputs encoded on the GPU: JPEG by nvJPEG, PNG by io::GpuPngEncoder
   std::size_t group = 16;    // most files per engine item
 };
 
@@ -63,7 +65,8 @@ class GpuStage {
   // states (NvjpegError when it cannot).
   [[nodiscard]] pipeline::Operation operation();
   // "nvJPEG, 7 JPEG engines" or "nvJPEG, no JPEG engines (general backend)" as the first GPU
-  // to start found it, "nvJPEG encoder" without GPU decoding; empty before any GPU started.
+  // to start found it, "nvJPEG encoder" without GPU decoding; " + GPU PNG encoder" after it,
+  // or alone, when the GPU encodes PNG; empty before any GPU started.
   [[nodiscard]] std::string describe() const;
 
   struct Impl;

@@ -12,6 +12,7 @@
 #include "streampipe/io/gpu_jpeg_batch.hpp"
 #include "streampipe/io/gpu_jpeg_decoder.hpp"
 #include "streampipe/io/gpu_jpeg_encoder.hpp"
+#include "streampipe/io/gpu_png_encoder.hpp"
 
 #include <cstdint>
 #include <mutex>
@@ -34,6 +35,7 @@ struct Ticket {
   std::size_t out_offset = 0;
   bool baseline = false;               // jpeg: may go to the JPEG engines
   std::vector<std::byte> encoded;      // the output file when nvJPEG encoded it
+  io::PngStream png;                   // the output's compressed data when the GPU encoded it as PNG
   [[nodiscard]] bool ok() const noexcept { return kind != Kind::failed; }
 };
 
@@ -42,6 +44,7 @@ struct LaneCodecs {
   std::unique_ptr<io::GpuJpegState> single;          // general backend, one image per call
   std::unique_ptr<io::GpuJpegBatchState> batched;    // JPEG engines
   std::vector<std::unique_ptr<io::GpuJpegEncoder>> encoders;  // one per file of a group
+  std::unique_ptr<io::GpuPngEncoder> png;            // PNG outputs encoded on the GPU
   DeviceBuffer<std::uint8_t> rgb;                    // the group's JPEGs decoded to RGB (not to luma)
   PinnedBuffer<std::uint8_t> host_gray;              // a file nvJPEG refused: its gray image, made on the host
   std::optional<Event> uploaded;                     // the last upload from host_gray has finished
@@ -50,8 +53,9 @@ struct LaneCodecs {
   std::optional<Event> decoded;
 };
 
-// A GPU's nvJPEG libraries (`general` always, `engines` where the GPU has JPEG engines),
-// made by Operation::start_device, and its lanes' states; released with the engine.
+// A GPU's nvJPEG libraries (`general` unless nvJPEG neither decodes nor encodes, `engines`
+// where the GPU has JPEG engines), made by Operation::start_device, and its lanes' states;
+// released with the engine.
 struct DeviceCodecs {
   std::unique_ptr<io::GpuJpegDecoder> general;
   std::unique_ptr<io::GpuJpegDecoder> engines;
@@ -73,6 +77,9 @@ struct GpuStage::Impl {
   std::string described;  // describe(), from the first GPU that started
 
   Impl(const GpuStageSetup& s, std::span<FileResult> f, const Options& o);
+
+  // The GPU encodes PNG outputs (GpuPngEncoder) rather than JPEG ones (nvJPEG).
+  [[nodiscard]] bool encodes_png() const noexcept { return setup.encode && options.format == io::ImageFormat::png; }
   Impl(const Impl&) = delete;
   Impl& operator=(const Impl&) = delete;
 
@@ -82,6 +89,9 @@ struct GpuStage::Impl {
   // A GPU's codecs, on its start thread (gpu_stage.cpp).
   std::shared_ptr<void> start_device(const pipeline::DeviceStart& start);
   void run_lane(const pipeline::Batch& b);  // a GPU's lane (gpu_lane.cpp)
+  // The group's gray images in `out` (device memory) as PNG data, into their tickets (the
+  // host worker that writes a file makes it: the chunks' CRC-32 is per-byte work).
+  void encode_png(LaneCodecs& lane, std::size_t first, std::size_t count, const std::uint8_t* out, StreamRef stream);
   void run_host(const pipeline::Batch& b);  // the CPU's lane: the staged luma or RGB to gray
 };
 

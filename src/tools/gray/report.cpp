@@ -141,6 +141,7 @@ nlohmann::json run_json(const RunSummary& s, bool files) {
                       {"devices", devices_json(s)},
                       {"decode", s.decode},
                       {"encode", s.encode},
+                      {"encoder", s.encoder},
                       {"gpu_decoded", s.gpu_decoded},
                       {"decode_fallbacks", s.fallbacks},
                       {"decoded_to", s.decoded_to},

@@ -63,7 +63,9 @@ std::string full_report(const RunSummary& s, const CommandTime& t, const RunText
                     "computed from it)",
                     count("luma"), count("rgb")));
   }
-  if (s.encode != "cpu") add(fmt::format("encode: JPEG outputs by nvJPEG on the GPU ({})", s.encode));
+  if (s.encode != "cpu")
+    add(fmt::format("encode: {} outputs by {} on the GPU ({})", s.encoder == "nvJPEG" ? "JPEG" : "PNG", s.encoder,
+                    s.encode));
   return text + time_table(s);
 }
 

@@ -8,7 +8,7 @@
 // the CPU's lanes or a GPU without nvJPEG in the run; the compressed JPEG for a GPU with
 // nvJPEG, which decodes it on the lane (decode.hpp). The luma of RGB is BT.601 fixed point
 // (ops::rgb_to_gray, equal to OpenCV's cvtColor(RGB2GRAY)) on whichever member runs it, and
-// a host worker encodes the result (or nvJPEG did, Encode::gpu) and writes it atomically (temp file + rename;
+// a host worker encodes the result (or the GPU did, Encode::gpu) and writes it atomically (temp file + rename;
 // refused if it exists, unless `force`). A corrupt, truncated or unsupported file fails
 // alone, named with its reason.
 // The engine starts cold: the CPU's lanes convert files from the first moment while each GPU
@@ -73,7 +73,9 @@ struct Options {
   // every file. With neither codec on the GPU, Backend::automatic runs on the CPU alone: a
   // GPU would only copy the luma through (docs/gray.md).
   Decode decode = Decode::automatic;
-  Encode encode = Encode::automatic;  // JPEG output; as `decode`
+  // gpu: outputs encoded on the GPUs, JPEG by nvJPEG, PNG by io::GpuPngEncoder (PNG at
+  // compression 1 only, whose files it writes byte for byte); cpu and automatic: the host.
+  Encode encode = Encode::automatic;
   // YCbCr JPEGs decoded to their Y plane alone (libjpeg-turbo and nvJPEG skip the chroma;
   // within a level of the luma of the RGB decode wherever no colour clips, docs/gray.md).
   // False: every file decoded to RGB, then its luma taken (equal to OpenCV's
@@ -119,7 +121,8 @@ struct RunSummary {
   int lanes = 0;                // lanes per GPU, as resolved
   int cpu_lanes = 0;            // the CPU's lanes, as resolved (0: the CPU is not in the set)
   std::string decode;           // where JPEGs were decoded: "cpu", "gpu" or "cpu+gpu"
-  std::string encode;           // where JPEG outputs were encoded, likewise (cpu for PNG output)
+  std::string encode;           // where the outputs were encoded, likewise
+  std::string encoder;          // with GPU encoding: "nvJPEG" (JPEG) or "GPU PNG encoder"; else empty
   std::string codecs;           // with nvJPEG on a GPU: its backend ("nvJPEG, 7 JPEG engines"); else empty
   std::size_t group = 1;        // files per engine item (nvJPEG batches a group's JPEGs)
   double setup_ms = 0;          // convert() called -> the engine ready to take the first file
