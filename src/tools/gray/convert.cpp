@@ -60,12 +60,12 @@ constexpr std::size_t kMaxAutoGroup = 16;
 
 // Files per engine item with nvJPEG. The JPEG engines run at a sixth of their rate with one
 // image per call and near their best from 16 (docs/gray.md); but a group is decoded (on the
-// CPU's lanes) or encoded by one worker, so with host encoding smaller groups keep every
-// worker busy to the end: there are then about four groups per worker, two with GPU-encoded
-// JPEGs.
-std::size_t group_size(std::size_t files, int threads, bool host_encodes) {
-  const std::size_t groups = static_cast<std::size_t>(threads) * (host_encodes ? 4 : 2);
-  return std::clamp<std::size_t>((files + groups - 1) / groups, 1, host_encodes ? 8 : kMaxAutoGroup);
+// CPU's lanes, or by the CPU for the GPU's encoder) or encoded by one worker, so where a
+// worker does most of a group's work smaller groups keep every worker busy to the end:
+// there are then about four groups per worker, else two.
+std::size_t group_size(std::size_t files, int threads, bool worker_heavy) {
+  const std::size_t groups = static_cast<std::size_t>(threads) * (worker_heavy ? 4 : 2);
+  return std::clamp<std::size_t>((files + groups - 1) / groups, 1, worker_heavy ? 8 : kMaxAutoGroup);
 }
 
 // What a GPU's start costs a run with nvJPEG (its two handles; the lanes make their states
@@ -163,7 +163,7 @@ RunSummary convert(std::span<const Job> jobs, const Options& o) {
   // GPU encoding only when asked, PNG as JPEG: --encode auto keeps the host's encoders.
   const bool gpu_encode = nvjpeg && o.encode == Encode::gpu;
   if (gpu_decode || gpu_encode)
-    summary.group = o.group > 0 ? static_cast<std::size_t>(o.group) : group_size(jobs.size(), threads, !gpu_encode);
+    summary.group = o.group > 0 ? static_cast<std::size_t>(o.group) : group_size(jobs.size(), threads, !gpu_encode || !gpu_decode);
   const std::size_t per_item = summary.group;
   // With GPU decoding the files nvJPEG will not take go first, one per item (the CPU converts
   // them while the GPUs start), then those it may, in groups: a group of files the JPEG
