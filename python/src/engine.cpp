@@ -187,6 +187,7 @@ void PyEngine::close() {
     (void)engine_.release();  // the parent's: its threads are not in this process
     return;
   }
+  if (life_.closing()) return;  // closed, or closing on another thread
   refuse_inside_map("close()");
   if (life_.used_here())
     throw std::logic_error("close() from Python code that one of this engine's calls runs (a signal handler while "
@@ -196,7 +197,7 @@ void PyEngine::close() {
     try {
       use.emplace(life_);
     } catch (const std::invalid_argument&) {
-      return;  // closed, or closing on another thread
+      return;  // another thread began closing it since
     }
     refuse_on_own_thread("close()");  // the engine is alive while a Use is held
   }

@@ -15,10 +15,12 @@ namespace {
 // Beyond this many distinct input dtypes and shapes, output_for is asked for each item.
 constexpr std::size_t kMaxRules = 16;
 
-// An object's buffer (pointer, shape, strides, read-only flag), released with the view.
+// An object's buffer (pointer, shape, strides, read-only flag), released with the view. No
+// format string is asked for: numpy would build one for every request, and the dtype says
+// it all.
 class BufferView {
  public:
-  explicit BufferView(PyObject* obj) noexcept : ok_(PyObject_GetBuffer(obj, &view_, PyBUF_RECORDS_RO) == 0) {
+  explicit BufferView(PyObject* obj) noexcept : ok_(PyObject_GetBuffer(obj, &view_, PyBUF_STRIDES) == 0) {
     if (!ok_) PyErr_Clear();  // numpy exports no buffer for some dtypes: the package describes those
   }
   ~BufferView() {

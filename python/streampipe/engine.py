@@ -16,13 +16,16 @@ works; Ctrl-C in map() or drain() cancels, waits until nothing is running, and r
 KeyboardInterrupt. An engine's own threads (on_complete, a host function) may submit but
 never wait: close(), drain() or map() there, or a submit() that finds no room, raises
 RuntimeError. Closed means closed: every later call raises ValueError, as a closed file
-does; after fork() the child's copy of a started engine raises RuntimeError."""
+does; a close() from another thread waits for the calls in progress (a map() stops
+submitting and raises ValueError for the items it did not submit). After fork() the child's
+copy of a started engine raises RuntimeError."""
 from __future__ import annotations
 
 import asyncio
 import concurrent.futures
 import json
 import os
+import threading
 from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence
 
@@ -210,6 +213,7 @@ class Engine:
                              staging_bytes=staging_bytes)
         self._on_complete = on_complete
         self._core: Optional[Any] = None
+        self._starting = threading.Lock()
         self._submitted = 0
 
     # ---- the engine itself --------------------------------------------------------------
@@ -222,6 +226,10 @@ class Engine:
         self._check_open()
         if self._core is not None:
             return self._core
+        with self._starting:  # one engine, however many threads start it at once
+            return self._core if self._core is not None else self._make_core(sample, count)
+
+    def _make_core(self, sample: Optional[_Prepared], count: int) -> Any:
         o = self._options
         given = {k: v for k, v in self._planned.items() if v is not None}
         for k, v in given.items():

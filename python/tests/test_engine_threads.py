@@ -1,8 +1,9 @@
 # SPDX-License-Identifier: Apache-2.0
-# close() from another thread while map(), submit() or drain() runs: the call in progress
-# ends with a full result or ValueError("the engine is closed"), the items it submitted run
-# to their end, and nothing crashes or hangs. The loops run in a child process with a time
-# limit, so that a crash or a hang fails the test instead of the whole run.
+# One engine, several Python threads. close() from another thread while map(), submit() or
+# drain() runs: the call in progress ends with a full result or ValueError("the engine is
+# closed"), the items it submitted run to their end, and nothing crashes or hangs (the loops
+# run in a child process with a time limit, so that a crash or a hang fails the test instead
+# of the whole run). Threads that start, or map on, one engine at once.
 import subprocess
 import sys
 import textwrap
@@ -174,3 +175,25 @@ def test_two_threads_mapping_on_one_engine_each_get_their_own_results():
                 for x, y in zip(xs, ys):
                     np.testing.assert_array_equal(y, 2 * x + 1)
         assert len(results) == 2
+
+
+def test_threads_starting_one_engine_at_once_share_it():
+    e = host_engine()
+    barrier = threading.Barrier(4)
+    cores, outputs = [], []
+
+    def run(k):
+        barrier.wait()
+        outputs.append((k, e.map([np.full(4, k, np.float32)])[0]))
+        cores.append(e._core)
+
+    threads = [threading.Thread(target=run, args=(k,)) for k in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(60)
+    assert len(cores) == 4 and all(c is cores[0] for c in cores)
+    for k, y in outputs:
+        np.testing.assert_array_equal(y, 2 * k + 1)
+    assert e.drain()["submitted"] == 4
+    e.close()
