@@ -1,23 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
-// The pipeline engine over arrays. For submit() the package describes an array (host,
-// pinned or device memory) and keeps it alive; map() takes the arrays themselves
-// (map_items.hpp). This file submits them, resolves Python futures from the engine's
-// threads, and waits without the GIL while polling for Ctrl-C: on an interrupt it cancels,
-// waits until nothing is left running, and raises KeyboardInterrupt.
-//   submit(): one item; `future` is resolved through `resolver(future, result)` under the GIL.
-//   map():    many arrays prepared (map_items.hpp), submitted as they are, and waited for
-//             in C++; results returned in order.
-// On the engine's own threads (a callback resolving a future, a Python host function) every
-// call that would wait for the engine raises RuntimeError instead of waiting for itself:
-// close(), drain(), map(), and a submit() that finds no room. After fork() the child's
-// engines have no threads: every call there raises RuntimeError, and the child's exit leaves
-// them alone (their destructors would join threads that do not exist).
-#include "bindings.hpp"
-#include "item_result.hpp"
-#include "map_items.hpp"
-#include "operations.hpp"
+// The pipeline engine over arrays from Python (engine.hpp): every call but map()
+// (engine_map.cpp), the delivery of results, and the bindings.
+#include "engine.hpp"
 
-#include "streampipe/pipeline/engine.hpp"
+#include "item_result.hpp"
 
 #include <nanobind/stl/string.h>
 #include <nanobind/stl/tuple.h>
@@ -26,32 +12,15 @@
 #include <nlohmann/json.hpp>
 
 #include <pthread.h>
-#include <unistd.h>
 
-#include <atomic>
 #include <chrono>
-#include <condition_variable>
-#include <cstdint>
-#include <memory>
-#include <mutex>
-#include <optional>
-#include <set>
 #include <stdexcept>
-#include <string>
-#include <thread>
-#include <unordered_map>
-#include <vector>
+#include <utility>
 
 namespace streampipe::python {
 namespace {
 
 using pipeline::ItemResult;
-
-// The most items map() prepares under the GIL before submitting them: a host function's
-// lanes wait for the GIL meanwhile.
-constexpr std::size_t kMapChunk = 64;
-
-class PyEngine;
 
 // Every engine of the process, so that a fork() can mark the child's copies. The mutex is
 // held across fork() (pthread_atfork), so the child's copy of the set is consistent.
@@ -63,374 +32,6 @@ Engines& engines() {
   static auto* e = new Engines;  // never destroyed: a fork may come during exit
   return *e;
 }
-void mark_forked_engines() noexcept;
-
-class PyEngine {
- public:
-  PyEngine(const PyOperation& op, const pipeline::EngineOptions& options, nb::object resolver)
-      : resolver_(std::move(resolver)) {
-    pipeline::EngineOptions o = options;
-    o.on_complete = [this](const ItemResult& r) { on_complete(r); };
-    {
-      nb::gil_scoped_release release;
-      engine_ = std::make_unique<pipeline::Engine>(op.op, std::move(o));
-    }
-    static const int handlers = ::pthread_atfork([] { engines().mutex.lock(); }, [] { engines().mutex.unlock(); },
-                                                 [] { mark_forked_engines(); });
-    (void)handlers;
-    const std::lock_guard lock(engines().mutex);
-    engines().live.insert(this);
-  }
-  ~PyEngine() {
-    {
-      const std::lock_guard lock(engines().mutex);
-      engines().live.erase(this);
-    }
-    try {
-      close();
-    } catch (...) {
-      // Destroyed on its own thread (the last reference dropped in a callback): its threads
-      // cannot join themselves, so the engine is left to the process's end.
-      (void)engine_.release();
-    }
-  }
-  PyEngine(const PyEngine&) = delete;
-  PyEngine& operator=(const PyEngine&) = delete;
-
-  // In a child of fork(): nothing of the engine may be touched (its threads, and whoever
-  // held its locks, are not there).
-  void forked() noexcept { forked_ = true; }
-
-  void submit(std::uintptr_t in, std::size_t in_bytes, std::uintptr_t out, std::size_t out_bytes,
-              std::string label, bool device_memory, nb::object future) {
-    require_open();
-    refuse_inside_map("submit()");
-    const bool own_thread = engine_->on_own_thread();
-    PyObject* fut = future.release().ptr();  // our reference, dropped when resolved
-    nb::gil_scoped_release release;
-    // On the engine's own thread a submit may not wait, not even for another submitter
-    // (which may be waiting for a slot that only this thread can free).
-    std::unique_lock submitting(submit_mutex_, std::defer_lock);
-    if (!own_thread) {
-      submitting.lock();
-    } else if (!submitting.try_lock()) {
-      nb::gil_scoped_acquire gil;
-      Py_DECREF(fut);
-      throw std::logic_error("submit() from the engine's own thread (an on_complete callback or a host function) "
-                             "while another thread submits: it would wait for that thread, which may be waiting "
-                             "for this one");
-    }
-    std::size_t index = 0;
-    {
-      std::lock_guard lk(mutex_);
-      index = next_index_;
-      futures_[index] = fut;
-    }
-    try {
-      (void)engine_->submit(make_item(in, in_bytes, out, out_bytes, std::move(label), device_memory));
-    } catch (...) {
-      std::lock_guard lk(mutex_);
-      futures_.erase(index);  // refused before it was counted: nothing will resolve it
-      nb::gil_scoped_acquire gil;
-      Py_DECREF(fut);
-      throw;
-    }
-    std::lock_guard lk(mutex_);
-    ++next_index_;
-  }
-
-  // Prepares (MapItems) and submits in chunks that grow from one item, so the engine works
-  // on the first items while later ones are prepared; the GIL is released while a chunk is
-  // submitted. An item `prepare` refuses ends the submitting: the items before it run to
-  // their end. Returns (base, accepted, error, results): base is the first item's engine
-  // index; error is what `prepare` raised for item `accepted` (None: every item went in);
-  // results are the accepted items' result tuples in order when `all_results`, else only
-  // the first item not done (or none).
-  nb::tuple map(nb::list inputs, nb::list outputs, nb::callable prepare, nb::callable output_for, bool all_results) {
-    require_open();
-    refuse_on_own_thread("map()");
-    refuse_inside_map("map()");
-    MapItems items(std::move(inputs), std::move(outputs), std::move(prepare), std::move(output_for));
-    const std::size_t n = items.size();
-    std::vector<std::optional<ItemResult>> results(n);
-    std::unique_lock submitting(submit_mutex_, std::defer_lock);
-    std::size_t base = 0, accepted = 0;
-    {
-      nb::gil_scoped_release release;
-      submitting.lock();
-      mapping_thread_ = std::this_thread::get_id();
-      {
-        std::lock_guard lk(mutex_);
-        base = next_index_;
-        map_ = MapTarget{base, &results};
-      }
-      engine_->expect(n);  // a map's length is known: no slow member holds its end
-    }
-    std::optional<nb::python_error> invalid;  // what `prepare` raised
-    std::exception_ptr refused;
-    bool signalled = false;  // a signal handler raised (the Python error is set)
-    // Submission waits for free slots, so a long map() spends most of its time there.
-    auto last_check = std::chrono::steady_clock::now();
-    const auto check_due = [&] {
-      const auto now = std::chrono::steady_clock::now();
-      if (now - last_check <= std::chrono::milliseconds(20)) return false;
-      last_check = now;
-      return true;
-    };
-    std::vector<pipeline::Item> chunk;
-    for (std::size_t size = 1; accepted < n && !invalid && !refused && !signalled; size = std::min(2 * size, kMapChunk)) {
-      chunk.clear();
-      try {
-        for (std::size_t k = accepted; k < n && chunk.size() < size; ++k) chunk.push_back(items.item(k));
-      } catch (nb::python_error& e) {
-        invalid.emplace(std::move(e));
-      } catch (...) {
-        refused = std::current_exception();
-      }
-      signalled = check_due() && PyErr_CheckSignals() != 0;
-      nb::gil_scoped_release release;
-      for (std::size_t j = 0; j < chunk.size() && !signalled; ++j) {
-        try {
-          (void)engine_->submit(std::move(chunk[j]));
-        } catch (...) {
-          refused = std::current_exception();
-          break;
-        }
-        {
-          std::lock_guard lk(mutex_);
-          ++next_index_;
-          ++accepted;
-        }
-        if (check_due()) {
-          nb::gil_scoped_acquire gil;
-          signalled = PyErr_CheckSignals() != 0;
-        }
-      }
-    }
-    // A KeyboardInterrupt raised inside `prepare` is Ctrl-C as much as one seen here.
-    const bool interrupted_in_prepare = invalid && !invalid->matches(PyExc_Exception);
-    {
-      nb::gil_scoped_release release;
-      if (refused || signalled || interrupted_in_prepare) engine_->cancel();
-      engine_->flush();  // a last, partly filled batch goes now, not when more items come
-      mapping_thread_ = std::thread::id{};
-      submitting.unlock();
-    }
-    const bool interrupted = wait_for(base + accepted) || signalled;
-    {
-      std::lock_guard lk(mutex_);
-      map_.reset();
-    }
-    if (interrupted) throw nb::python_error();
-    if (interrupted_in_prepare) throw nb::python_error(std::move(*invalid));
-    if (refused) std::rethrow_exception(refused);
-    nb::list out;
-    for (std::size_t k = 0; k < accepted; ++k) {
-      if (all_results) {
-        out.append(result_tuple(*results[k]));
-      } else if (results[k]->status != pipeline::ItemStatus::done) {
-        out.append(result_tuple(*results[k]));
-        break;
-      }
-    }
-    return nb::make_tuple(base, accepted, invalid ? nb::borrow(invalid->value()) : nb::none(), out);
-  }
-
-  nb::dict drain() {
-    require_open();
-    refuse_on_own_thread("drain()");
-    std::size_t target = 0;
-    {
-      std::lock_guard lk(mutex_);
-      target = next_index_;
-    }
-    {
-      nb::gil_scoped_release release;
-      engine_->flush();  // a partly filled batch would otherwise wait for items that never come
-    }
-    if (wait_for(target)) throw nb::python_error();
-    pipeline::RunStats s;
-    {
-      nb::gil_scoped_release release;
-      s = engine_->drain();
-    }
-    nb::dict d;
-    d["submitted"] = s.submitted;
-    d["done"] = s.done;
-    d["failed"] = s.failed;
-    d["cancelled"] = s.cancelled;
-    d["staging_peak_bytes"] = s.staging_peak_bytes;
-    return d;
-  }
-
-  void flush() {
-    require_open();
-    nb::gil_scoped_release release;
-    engine_->flush();
-  }
-  void cancel() {
-    require_open();
-    nb::gil_scoped_release release;
-    engine_->cancel();
-  }
-
-  // Waits for work in flight and stops the engine's threads; later calls raise.
-  void close() {
-    if (forked_) {
-      (void)engine_.release();  // the parent's: its threads are not in this process
-      return;
-    }
-    if (!engine_) return;
-    refuse_on_own_thread("close()");
-    refuse_inside_map("close()");
-    {
-      nb::gil_scoped_release release;  // delivery may need the GIL to resolve futures
-      engine_.reset();
-    }
-    std::lock_guard lk(mutex_);
-    for (auto& [index, fut] : futures_) Py_DECREF(fut);
-    futures_.clear();
-  }
-
-  [[nodiscard]] std::string describe() const { return opened().describe(); }
-  // Each member of the device set: (device, name, state, reason, lanes, joined_ms, start_ms, batches, items).
-  [[nodiscard]] nb::list devices(bool wait) {
-    require_open();
-    std::vector<pipeline::DeviceReport> report;
-    {
-      nb::gil_scoped_release release;
-      report = wait ? engine_->wait_until_started() : engine_->device_report();
-    }
-    nb::list out;
-    for (const auto& d : report)
-      out.append(nb::make_tuple(d.device == pipeline::kCpuDevice ? nb::object(nb::str("cpu")) : nb::object(nb::int_(d.device)),
-                                d.name, pipeline::device_state_name(d.state), d.reason, d.lanes, d.joined_ms, d.start_ms,
-                                d.batches, d.items));
-    return out;
-  }
-  [[nodiscard]] std::string report_json() const {
-    return nlohmann::json(const_cast<pipeline::Engine&>(opened()).timeline().report()).dump();
-  }
-  [[nodiscard]] std::string chrome_trace(const std::string& name) const {
-    return const_cast<pipeline::Engine&>(opened()).timeline().chrome_trace(name).dump();
-  }
-  [[nodiscard]] std::string gantt_svg(const std::string& title) const {
-    return const_cast<pipeline::Engine&>(opened()).timeline().gantt_svg(title);
-  }
-  [[nodiscard]] nb::list records() const {
-    nb::list out;
-    for (const auto& r : const_cast<pipeline::Engine&>(opened()).timeline().records())
-      out.append(nb::make_tuple(pipeline::stage_name(r.stage), r.lane, r.first_item, r.items, r.start_ms, r.end_ms, r.bytes,
-                                r.device));
-    return out;
-  }
-  [[nodiscard]] bool closed() const noexcept { return !engine_; }
-
- private:
-  struct MapTarget {
-    std::size_t base;
-    std::vector<std::optional<ItemResult>>* results;
-  };
-
-  static pipeline::Item make_item(std::uintptr_t in, std::size_t in_bytes, std::uintptr_t out, std::size_t out_bytes,
-                                  std::string label, bool device_memory) {
-    pipeline::Item item;
-    item.in = {reinterpret_cast<const std::byte*>(in), in_bytes};
-    item.out = {reinterpret_cast<std::byte*>(out), out_bytes};
-    item.label = std::move(label);
-    item.device_memory = device_memory;
-    return item;
-  }
-
-  void require_open() const {
-    if (forked_)
-      throw std::runtime_error("this engine was started in the parent process before fork(): its threads do not "
-                               "exist in this one; make a new Engine here");
-    if (!engine_) throw std::invalid_argument("the engine is closed");
-  }
-  // `what` would wait for the engine to deliver, which on its own thread waits for itself.
-  void refuse_on_own_thread(const char* what) const {
-    if (engine_->on_own_thread())
-      throw std::logic_error(fmt::format("{} from the engine's own thread (an on_complete callback or a host "
-                                         "function) would wait for itself; call it once the callback has returned",
-                                         what));
-  }
-  // map() runs Python code (an array's methods, a shape rule) while it holds the submission
-  // lock; that code submitting to, mapping on or closing the same engine would wait for it.
-  void refuse_inside_map(const char* what) const {
-    if (mapping_thread_.load() == std::this_thread::get_id())
-      throw std::logic_error(fmt::format("{} from Python code that this engine's map() runs while preparing its items "
-                                         "(an array's methods, a shape rule) would wait for that map()",
-                                         what));
-  }
-  [[nodiscard]] const pipeline::Engine& opened() const {
-    require_open();
-    return *engine_;
-  }
-
-  // On an engine thread, once per item. Never throws into the engine.
-  void on_complete(const ItemResult& r) noexcept {
-    PyObject* fut = nullptr;
-    {
-      std::lock_guard lk(mutex_);
-      if (auto it = futures_.find(r.index); it != futures_.end()) {
-        fut = it->second;
-        futures_.erase(it);
-      } else if (map_ && r.index >= map_->base && r.index - map_->base < map_->results->size()) {
-        (*map_->results)[r.index - map_->base] = r;
-      }
-    }
-    if (fut != nullptr) {
-      nb::gil_scoped_acquire gil;
-      try {
-        resolver_(nb::handle(fut), result_tuple(r));
-      } catch (nb::python_error& e) {
-        e.discard_as_unraisable("streampipe: resolving a future");
-      } catch (const std::exception& e) {
-        PyErr_WarnFormat(PyExc_RuntimeWarning, 1, "streampipe: resolving a future failed: %s", e.what());
-      }
-      Py_DECREF(fut);
-    }
-    {
-      std::lock_guard lk(mutex_);
-      ++delivered_;
-    }
-    delivered_cv_.notify_all();
-  }
-
-  // Waits (GIL released) until `target` items were delivered, checking for signals every
-  // 20 ms. Returns true when a signal handler raised (the Python error is set): the engine
-  // is then cancelled and every item delivered before this returns.
-  bool wait_for(std::size_t target) {
-    bool interrupted = false;
-    for (;;) {
-      bool done = false;
-      {
-        nb::gil_scoped_release release;
-        std::unique_lock lk(mutex_);
-        done = delivered_cv_.wait_for(lk, std::chrono::milliseconds(20), [&] { return delivered_ >= target; });
-      }
-      if (done) return interrupted;
-      if (!interrupted && !PyErr_Occurred() && PyErr_CheckSignals() != 0) {
-        interrupted = true;
-        nb::gil_scoped_release release;
-        engine_->cancel();
-      }
-    }
-  }
-
-  nb::object resolver_;
-  std::unique_ptr<pipeline::Engine> engine_;
-  bool forked_ = false;
-  std::mutex submit_mutex_;  // submissions in order, so our indices are the engine's
-  std::mutex mutex_;
-  std::condition_variable delivered_cv_;
-  std::size_t next_index_ = 0;
-  std::size_t delivered_ = 0;
-  std::unordered_map<std::size_t, PyObject*> futures_;
-  std::optional<MapTarget> map_;
-  std::atomic<std::thread::id> mapping_thread_{};  // the thread whose map() holds submit_mutex_
-};
 
 void mark_forked_engines() noexcept {
   // The child's only thread forked while holding the mutex (the prepare handler).
@@ -438,7 +39,329 @@ void mark_forked_engines() noexcept {
   engines().mutex.unlock();
 }
 
+pipeline::Item make_item(std::uintptr_t in, std::size_t in_bytes, std::uintptr_t out, std::size_t out_bytes,
+                         std::string label, bool device_memory) {
+  pipeline::Item item;
+  item.in = {reinterpret_cast<const std::byte*>(in), in_bytes};
+  item.out = {reinterpret_cast<std::byte*>(out), out_bytes};
+  item.label = std::move(label);
+  item.device_memory = device_memory;
+  return item;
+}
+
 }  // namespace
+
+PyEngine::PyEngine(const PyOperation& op, const pipeline::EngineOptions& options, nb::object resolver,
+                   nb::callable output_for)
+    : resolver_(std::move(resolver)), numpy_(std::move(output_for)) {
+  pipeline::EngineOptions o = options;
+  o.on_complete = [this](const ItemResult& r) { on_complete(r); };
+  {
+    nb::gil_scoped_release release;
+    engine_ = std::make_unique<pipeline::Engine>(op.op, std::move(o));
+  }
+  static const int handlers = ::pthread_atfork([] { engines().mutex.lock(); }, [] { engines().mutex.unlock(); },
+                                               [] { mark_forked_engines(); });
+  (void)handlers;
+  const std::lock_guard lock(engines().mutex);
+  engines().live.insert(this);
+}
+
+PyEngine::~PyEngine() {
+  {
+    const std::lock_guard lock(engines().mutex);
+    engines().live.erase(this);
+  }
+  try {
+    close();
+  } catch (...) {
+    // Destroyed on its own thread (the last reference dropped in a callback): its threads
+    // cannot join themselves, so the engine is left to the process's end.
+    (void)engine_.release();
+  }
+}
+
+void PyEngine::submit(std::uintptr_t in, std::size_t in_bytes, std::uintptr_t out, std::size_t out_bytes,
+                      std::string label, bool device_memory, nb::object future, nb::object out_array,
+                      nb::object keep, nb::object callback) {
+  require_not_forked();
+  const EngineLife::Use use(life_);
+  refuse_inside_map("submit()");
+  Pending pending{std::move(future), std::move(out_array), std::move(keep), std::move(callback)};
+  enqueue(make_item(in, in_bytes, out, out_bytes, std::move(label), device_memory), pending);
+}
+
+bool PyEngine::submit_array(nb::handle array, nb::handle out, std::string label, nb::object future,
+                            nb::object callback) {
+  require_not_forked();
+  const EngineLife::Use use(life_);
+  refuse_inside_map("submit()");
+  pipeline::Item item;
+  nb::object made;
+  if (!numpy_.take(array.ptr(), out.ptr(), item, made)) return false;
+  item.label = std::move(label);
+  Pending pending{std::move(future), made.is_valid() ? std::move(made) : nb::borrow(out), nb::borrow(array),
+                  std::move(callback)};
+  enqueue(std::move(item), pending);
+  return true;
+}
+
+// Under a Use, with the GIL. `pending` is moved in once the item is counted; when the item
+// is refused it is left to the caller, whose references are dropped under the GIL.
+void PyEngine::enqueue(pipeline::Item item, Pending& pending) {
+  const bool own_thread = engine_->on_own_thread();
+  nb::gil_scoped_release release;
+  // On the engine's own thread a submit may not wait, not even for another submitter
+  // (which may be waiting for a slot that only this thread can free).
+  std::unique_lock submitting(submit_mutex_, std::defer_lock);
+  if (!own_thread) {
+    submitting.lock();
+  } else if (!submitting.try_lock()) {
+    throw std::logic_error("submit() from the engine's own thread (an on_complete callback or a host function) "
+                           "while another thread submits: it would wait for that thread, which may be waiting "
+                           "for this one");
+  }
+  if (life_.closing()) throw std::invalid_argument("the engine is closed");
+  std::size_t index = 0;
+  {
+    const std::lock_guard lk(mutex_);
+    index = next_index_;
+    pending_.emplace(index, std::move(pending));
+  }
+  try {
+    (void)engine_->submit(std::move(item));
+  } catch (...) {
+    const std::lock_guard lk(mutex_);
+    // Refused before it was counted: nothing will resolve it.
+    if (auto node = pending_.extract(index)) pending = std::move(node.mapped());
+    throw;
+  }
+  const std::lock_guard lk(mutex_);
+  ++next_index_;
+}
+
+nb::dict PyEngine::drain() {
+  require_not_forked();
+  const EngineLife::Use use(life_);
+  refuse_on_own_thread("drain()");
+  std::size_t target = 0;
+  {
+    const std::lock_guard lk(mutex_);
+    target = next_index_;
+  }
+  {
+    nb::gil_scoped_release release;
+    engine_->flush();  // a partly filled batch would otherwise wait for items that never come
+  }
+  if (wait_delivered(target)) throw nb::python_error();
+  pipeline::RunStats s;
+  {
+    nb::gil_scoped_release release;
+    s = engine_->drain();
+  }
+  nb::dict d;
+  d["submitted"] = s.submitted;
+  d["done"] = s.done;
+  d["failed"] = s.failed;
+  d["cancelled"] = s.cancelled;
+  d["staging_peak_bytes"] = s.staging_peak_bytes;
+  return d;
+}
+
+void PyEngine::flush() {
+  require_not_forked();
+  const EngineLife::Use use(life_);
+  nb::gil_scoped_release release;
+  engine_->flush();
+}
+
+void PyEngine::cancel() {
+  require_not_forked();
+  const EngineLife::Use use(life_);
+  nb::gil_scoped_release release;
+  engine_->cancel();
+}
+
+void PyEngine::close() {
+  if (forked_) {
+    (void)engine_.release();  // the parent's: its threads are not in this process
+    return;
+  }
+  if (life_.closing()) return;  // closed, or closing on another thread
+  refuse_inside_map("close()");
+  if (life_.used_here())
+    throw std::logic_error("close() from Python code that one of this engine's calls runs (a signal handler while "
+                           "it waits, a shape rule) would wait for that call");
+  {
+    std::optional<EngineLife::Use> use;
+    try {
+      use.emplace(life_);
+    } catch (const std::invalid_argument&) {
+      return;  // another thread began closing it since
+    }
+    refuse_on_own_thread("close()");  // the engine is alive while a Use is held
+  }
+  if (!life_.begin_close()) return;
+  {
+    nb::gil_scoped_release release;  // the calls in progress, and delivery, may need the GIL
+    life_.wait_unused();
+    engine_.reset();
+  }
+  life_.end_close();
+  const std::lock_guard lk(mutex_);
+  pending_.clear();  // every item was resolved; references left by a failure go here
+}
+
+std::string PyEngine::describe() {
+  require_not_forked();
+  const EngineLife::Use use(life_);
+  return engine_->describe();
+}
+
+nb::list PyEngine::devices(bool wait) {
+  require_not_forked();
+  const EngineLife::Use use(life_);
+  std::vector<pipeline::DeviceReport> report;
+  {
+    nb::gil_scoped_release release;
+    report = wait ? engine_->wait_until_started() : engine_->device_report();
+  }
+  nb::list out;
+  for (const auto& d : report)
+    out.append(nb::make_tuple(d.device == pipeline::kCpuDevice ? nb::object(nb::str("cpu")) : nb::object(nb::int_(d.device)),
+                              d.name, pipeline::device_state_name(d.state), d.reason, d.lanes, d.joined_ms, d.start_ms,
+                              d.batches, d.items));
+  return out;
+}
+
+std::string PyEngine::report_json() {
+  require_not_forked();
+  const EngineLife::Use use(life_);
+  return nlohmann::json(engine_->timeline().report()).dump();
+}
+
+std::string PyEngine::chrome_trace(const std::string& name) {
+  require_not_forked();
+  const EngineLife::Use use(life_);
+  return engine_->timeline().chrome_trace(name).dump();
+}
+
+std::string PyEngine::gantt_svg(const std::string& title) {
+  require_not_forked();
+  const EngineLife::Use use(life_);
+  return engine_->timeline().gantt_svg(title);
+}
+
+nb::list PyEngine::records() {
+  require_not_forked();
+  const EngineLife::Use use(life_);
+  nb::list out;
+  for (const auto& r : engine_->timeline().records())
+    out.append(nb::make_tuple(pipeline::stage_name(r.stage), r.lane, r.first_item, r.items, r.start_ms, r.end_ms, r.bytes,
+                              r.device));
+  return out;
+}
+
+// On an engine thread, once per item. Never throws into the engine.
+void PyEngine::on_complete(const ItemResult& r) noexcept {
+  Pending pending;
+  bool wake = false;
+  {
+    const std::lock_guard lk(mutex_);
+    if (auto it = pending_.find(r.index); it != pending_.end()) {
+      pending = std::move(it->second);
+      pending_.erase(it);
+    } else {
+      for (MapTarget* m : maps_) {
+        if (r.index >= m->base && r.index - m->base < m->size) {
+          (*m->results)[r.index - m->base] = r;
+          wake = ++m->received >= m->wanted;
+          break;
+        }
+      }
+    }
+    if (!pending.future.is_valid()) {
+      ++delivered_;
+      wake = wake || (!delivered_targets_.empty() && delivered_ >= *delivered_targets_.begin());
+    }
+  }
+  if (pending.future.is_valid()) {
+    {
+      nb::gil_scoped_acquire gil;
+      try {
+        resolver_(pending.future, result_tuple(r), pending.out, pending.callback);
+      } catch (nb::python_error& e) {
+        e.discard_as_unraisable("streampipe: resolving a future");
+      } catch (const std::exception& e) {
+        PyErr_WarnFormat(PyExc_RuntimeWarning, 1, "streampipe: resolving a future failed: %s", e.what());
+      }
+      pending = Pending{};
+    }
+    const std::lock_guard lk(mutex_);
+    ++delivered_;  // after the future: drain() returns with every future resolved
+    wake = !delivered_targets_.empty() && delivered_ >= *delivered_targets_.begin();
+  }
+  if (wake) delivered_cv_.notify_all();
+}
+
+bool PyEngine::wait_delivered(std::size_t target) {
+  {
+    const std::lock_guard lk(mutex_);
+    delivered_targets_.insert(target);
+  }
+  bool interrupted = false;
+  try {
+    interrupted = wait_until([&] { return delivered_ >= target; });
+  } catch (...) {
+    const std::lock_guard lk(mutex_);
+    delivered_targets_.erase(delivered_targets_.find(target));
+    throw;
+  }
+  const std::lock_guard lk(mutex_);
+  delivered_targets_.erase(delivered_targets_.find(target));
+  return interrupted;
+}
+
+bool PyEngine::wait_until(const std::function<bool()>& done) {
+  bool interrupted = false;
+  for (;;) {
+    bool finished = false;
+    {
+      nb::gil_scoped_release release;
+      std::unique_lock lk(mutex_);
+      finished = delivered_cv_.wait_for(lk, std::chrono::milliseconds(20), done);
+    }
+    if (finished) return interrupted;
+    if (!interrupted && !PyErr_Occurred() && PyErr_CheckSignals() != 0) {
+      interrupted = true;
+      nb::gil_scoped_release release;
+      engine_->cancel();
+    }
+  }
+}
+
+void PyEngine::require_not_forked() const {
+  if (forked_)
+    throw std::runtime_error("this engine was started in the parent process before fork(): its threads do not "
+                             "exist in this one; make a new Engine here");
+}
+
+// `what` would wait for the engine to deliver, which on its own thread waits for itself.
+void PyEngine::refuse_on_own_thread(const char* what) const {
+  if (engine_->on_own_thread())
+    throw std::logic_error(fmt::format("{} from the engine's own thread (an on_complete callback or a host "
+                                       "function) would wait for itself; call it once the callback has returned",
+                                       what));
+}
+
+// map() runs Python code (an array's methods, a shape rule) while it holds the submission
+// lock; that code submitting to, mapping on or closing the same engine would wait for it.
+void PyEngine::refuse_inside_map(const char* what) const {
+  if (mapping_thread_.load() == std::this_thread::get_id())
+    throw std::logic_error(fmt::format("{} from Python code that this engine's map() runs while preparing its items "
+                                       "(an array's methods, a shape rule) would wait for that map()",
+                                       what));
+}
 
 void bind_engine(nb::module_& m) {
   using Options = pipeline::EngineOptions;
@@ -468,12 +391,14 @@ void bind_engine(nb::module_& m) {
       .def_rw("gpu_start_ms", &Options::gpu_start_ms);
 
   nb::class_<PyEngine>(m, "Engine")
-      .def(nb::init<const PyOperation&, const pipeline::EngineOptions&, nb::object>(), nb::arg("operation"),
-           nb::arg("options"), nb::arg("resolver"))
+      .def(nb::init<const PyOperation&, const pipeline::EngineOptions&, nb::object, nb::callable>(),
+           nb::arg("operation"), nb::arg("options"), nb::arg("resolver"), nb::arg("output_for"))
       .def("submit", &PyEngine::submit, nb::arg("in_ptr"), nb::arg("in_bytes"), nb::arg("out_ptr"),
-           nb::arg("out_bytes"), nb::arg("label"), nb::arg("device_memory"), nb::arg("future"))
-      .def("map", &PyEngine::map, nb::arg("inputs"), nb::arg("outputs"), nb::arg("prepare"), nb::arg("output_for"),
-           nb::arg("all_results"))
+           nb::arg("out_bytes"), nb::arg("label"), nb::arg("device_memory"), nb::arg("future"), nb::arg("out"),
+           nb::arg("keep"), nb::arg("callback").none())
+      .def("submit_array", &PyEngine::submit_array, nb::arg("array"), nb::arg("out").none(), nb::arg("label"),
+           nb::arg("future"), nb::arg("callback").none())
+      .def("map", &PyEngine::map, nb::arg("inputs"), nb::arg("outputs"), nb::arg("prepare"), nb::arg("all_results"))
       .def("drain", &PyEngine::drain)
       .def("flush", &PyEngine::flush)
       .def("cancel", &PyEngine::cancel)

@@ -16,13 +16,16 @@ works; Ctrl-C in map() or drain() cancels, waits until nothing is running, and r
 KeyboardInterrupt. An engine's own threads (on_complete, a host function) may submit but
 never wait: close(), drain() or map() there, or a submit() that finds no room, raises
 RuntimeError. Closed means closed: every later call raises ValueError, as a closed file
-does; after fork() the child's copy of a started engine raises RuntimeError."""
+does; a close() from another thread waits for the calls in progress (a map() stops
+submitting and raises ValueError for the items it did not submit). After fork() the child's
+copy of a started engine raises RuntimeError."""
 from __future__ import annotations
 
 import asyncio
 import concurrent.futures
 import json
 import os
+import threading
 from dataclasses import dataclass, field
 from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence
 
@@ -210,6 +213,7 @@ class Engine:
                              staging_bytes=staging_bytes)
         self._on_complete = on_complete
         self._core: Optional[Any] = None
+        self._starting = threading.Lock()
         self._submitted = 0
 
     # ---- the engine itself --------------------------------------------------------------
@@ -222,6 +226,10 @@ class Engine:
         self._check_open()
         if self._core is not None:
             return self._core
+        with self._starting:  # one engine, however many threads start it at once
+            return self._core if self._core is not None else self._make_core(sample, count)
+
+    def _make_core(self, sample: Optional[_Prepared], count: int) -> Any:
         o = self._options
         given = {k: v for k, v in self._planned.items() if v is not None}
         for k, v in given.items():
@@ -236,8 +244,12 @@ class Engine:
             self.plan_reason = plan["reason"]
         else:
             self.plan_reason = self._unplanned_reason(unplanned)
-        self._core = _core.Engine(self.operation.core, o, _resolve)
-        return self._core
+        core = _core.Engine(self.operation.core, o, _resolve, self.operation.output_for)
+        self._core = core
+        if self._closed:  # close() on another thread while this one started it
+            core.close()
+            self._check_open()
+        return core
 
     def _unplanned_reason(self, unplanned: List[str]) -> str:
         """Why the planner did not run, and what the engine uses instead."""
@@ -354,8 +366,7 @@ class Engine:
             outs[0] = first.out
         engine = self._start(first, len(arrays))
         callback = self._on_complete
-        base, accepted, error, results = engine.map(arrays, outs, self._prepare_span, self.operation.output_for,
-                                                    callback is not None)
+        base, accepted, error, results = engine.map(arrays, outs, self._prepare_span, callback is not None)
         self._submitted += accepted
         for r in results:
             item = ItemResult(*r)
@@ -372,15 +383,16 @@ class Engine:
 
     def submit(self, array: Any, out: Any = None, label: str = "") -> ItemFuture:
         """Submits one array; blocks while the engine is full (backpressure). The future's
-        result is the output array."""
+        result is the output array. A plain numpy array (pageable or pinned) with a plain
+        numpy output, or none, is described in C++ once the engine has started; any other
+        item, and the first (the planner sizes the engine from it), is described here."""
         self._check_open()
-        p = self._prepare(self._submitted, array, out, label)
-        engine = self._start(p, 64)
         fut = ItemFuture()
-        fut._sp_keep = (p.source.owner, p.target.owner)
-        fut._sp_out = p.out
-        fut._sp_callback = self._on_complete
-        engine.submit(*p.span(), fut)
+        core = self._core
+        if core is None or not core.submit_array(array, out, label or "", fut, self._on_complete):
+            p = self._prepare(self._submitted, array, out, label)
+            engine = self._start(p, 64)
+            engine.submit(*p.span(), fut, p.out, (p.source.owner, p.target.owner), self._on_complete)
         self._submitted += 1
         return fut
 
@@ -401,10 +413,17 @@ class Engine:
         self._start(None, 0).cancel()
 
     def close(self) -> None:
-        """Waits for work in flight and stops the engine's threads; the engine is then closed
-        for good, started or not (a second close() does nothing)."""
-        if self._core is not None:
-            self._core.close()
+        """Waits for the calls in progress on other threads and the work in flight, and stops
+        the engine's threads; the engine is then closed for good, started or not (a second
+        close() does nothing). A map() running on another thread stops submitting: its
+        items already submitted run to their end, and it raises ValueError ("the engine is
+        closed") for the rest."""
+        core = self._core
+        if core is None:
+            self._closed = True
+            core = self._core  # started on another thread meanwhile: it sees _closed, or this sees it
+        if core is not None:
+            core.close()
         self._closed = True
 
     def __enter__(self) -> "Engine":
@@ -413,7 +432,10 @@ class Engine:
 
     def __exit__(self, *exc) -> None:
         if exc[0] is not None and self._core is not None and not self._closed:
-            self._core.cancel()
+            try:
+                self._core.cancel()
+            except ValueError:
+                pass  # closed on another thread meanwhile: the exception in flight is the one to see
         self.close()
 
     # ---- what happened ------------------------------------------------------------------
@@ -443,13 +465,10 @@ def _written(path: Optional[str], text: str) -> str:
     return text
 
 
-def _resolve(fut: ItemFuture, r) -> None:
+def _resolve(fut: ItemFuture, r, out: Any, callback: Optional[Callable[[ItemResult], None]]) -> None:
     """Runs on an engine thread under the GIL, once per submitted item."""
     item = ItemResult(*r)
     fut.item = item
-    callback = fut._sp_callback
-    out = fut._sp_out
-    fut._sp_keep = fut._sp_out = fut._sp_callback = None
     if item.ok:
         fut.set_result(out)
     else:

@@ -175,25 +175,28 @@ def test_the_engine_runs_the_first_items_while_later_ones_are_prepared():
     assert first_run < last_prepared, log
 
 
-class Resubmitting(np.ndarray):
-    """Submits to the engine that map() prepares it for."""
+class Reentering(np.ndarray):
+    """Calls the engine that map() prepares it for (submit(), close()) from inside map()."""
     engine = None
+    call = None
 
     @property
     def __cuda_array_interface__(self):
-        Resubmitting.engine.submit(np.ones(4, np.float32))
-        raise AssertionError("submit() from inside map() must not return")
+        Reentering.call(Reentering.engine)
+        raise AssertionError("a call that would wait for map(), from inside it, must not return")
 
 
-def test_python_code_run_by_map_may_not_submit_to_its_engine():
+@pytest.mark.parametrize("what, call", [("submit", lambda e: e.submit(np.ones(4, np.float32))),
+                                        ("close", lambda e: e.close())])
+def test_python_code_run_by_map_may_not_submit_to_or_close_its_engine(what, call):
     xs = [np.ones(4, np.float32) for _ in range(6)]
-    xs[4] = xs[4].view(Resubmitting)
+    xs[4] = xs[4].view(Reentering)
     with host_engine() as e:
-        Resubmitting.engine = e
-        with pytest.raises(RuntimeError, match="submit\\(\\) from Python code that this engine's map\\(\\) runs"):
+        Reentering.engine, Reentering.call = e, call
+        with pytest.raises(RuntimeError, match=f"{what}\\(\\) from Python code that this engine's map\\(\\) runs"):
             e.map(xs)
         assert e.drain()["submitted"] == 4
-        e.submit(np.ones(4, np.float32)).result(timeout=10)  # outside map(): allowed again
+        e.submit(np.ones(4, np.float32)).result(timeout=10)  # outside map(): allowed again, and still open
 
 
 class Interrupting(np.ndarray):
