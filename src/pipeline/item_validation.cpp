@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include <stdexcept>
+#include <string_view>
 
 namespace streampipe::pipeline::detail {
 
@@ -14,26 +15,27 @@ std::string item_name(std::size_t index, const std::string& label) {
 }
 
 std::size_t validate_item(const Item& item, std::size_t index, const Operation& op) {
-  const std::string name = item_name(index, item.label);
+  // The name is made only for a refusal: submit() runs this for every item.
+  const auto refuse = [&](std::string_view why) {
+    throw std::invalid_argument(fmt::format("{}: {}", item_name(index, item.label), why));
+  };
   if (!(item.work > 0) || !std::isfinite(item.work))
-    throw std::invalid_argument(fmt::format("{}: work {} is not a positive finite number", name, item.work));
-  if (item.produce && !item.in.empty())
-    throw std::invalid_argument(name + ": give either an input span or a produce stage, not both");
-  if (!item.produce && item.in.empty()) throw std::invalid_argument(name + ": empty input");
-  if (item.consume && !item.out.empty())
-    throw std::invalid_argument(name + ": give either an output span or a consume stage, not both");
+    refuse(fmt::format("work {} is not a positive finite number", item.work));
+  if (item.produce && !item.in.empty()) refuse("give either an input span or a produce stage, not both");
+  if (!item.produce && item.in.empty()) refuse("empty input");
+  if (item.consume && !item.out.empty()) refuse("give either an output span or a consume stage, not both");
   if (item.consume && !item.produce && !op.output_bytes)
-    throw std::invalid_argument(name + ": a consume stage on a span input needs Operation::output_bytes");
+    refuse("a consume stage on a span input needs Operation::output_bytes");
   // A produce stage sizes its own output when it allocates; a consume stage takes whatever
   // the operation makes of the input; only a span to span item must match it.
   if (item.produce) return 0;
   if (item.consume) return op.output_bytes(item.in.size());
   if (!op.output_bytes) return item.out.size();
   const std::size_t want = op.output_bytes(item.in.size());
-  if (item.out.empty() && want != 0) throw std::invalid_argument(name + ": empty output");
+  if (item.out.empty() && want != 0) refuse("empty output");
   if (item.out.size() != want)
-    throw std::invalid_argument(fmt::format("{}: output is {} bytes but operation '{}' produces {} from {} input bytes",
-                                            name, item.out.size(), op.name, want, item.in.size()));
+    refuse(fmt::format("output is {} bytes but operation '{}' produces {} from {} input bytes", item.out.size(),
+                       op.name, want, item.in.size()));
   return want;
 }
 
