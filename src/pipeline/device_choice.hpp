@@ -13,7 +13,9 @@
 // What would hold the run: when the run's remaining work is known (a horizon: how long the
 // set needs to finish everything left and in flight), a device whose batch would take longer
 // than that is left out, so a slow device (the CPU beside GPUs) never ends a run after the
-// fast ones would have finished it.
+// fast ones would have finished it; but only once its speed rests on a few measured batches
+// (kRunsBeforeLeftOut): its early ones may still carry set-up made on first use (a lane's
+// codec states), and a device left out is never measured again.
 //
 // A device joins the set when it has started (a GPU's context, pools and the operation's
 // set-up), may fail to start, and may be lost for good (a sticky error). Its first batch is
@@ -30,6 +32,8 @@ namespace streampipe::pipeline::detail {
 class DeviceChoice {
  public:
   enum class State { starting, ready, lost, failed };
+  // Batches a device must have run (its warm-up included) before the horizon may leave it out.
+  static constexpr std::size_t kRunsBeforeLeftOut = 4;
 
   // A device of `slots` slots (>= 1) joins the set in `state`; returns its position.
   std::size_t add(int slots, State state);
@@ -67,7 +71,8 @@ class DeviceChoice {
       if (s.state != State::ready || !allowed(d) || !has_free_slot(d)) continue;
       const bool measured = s.latency_ms > 0;
       if (!measured && fastest > 0 && s.in_flight > 0) continue;  // one batch at a time until measured
-      if (measured && horizon >= 0 && work * s.latency_ms > horizon && s.latency_ms > fastest_allowed)
+      if (measured && s.runs >= kRunsBeforeLeftOut && horizon >= 0 && work * s.latency_ms > horizon &&
+          s.latency_ms > fastest_allowed)
         continue;  // it would hold the run
       const double latency = measured ? s.latency_ms : (fastest > 0 ? fastest : 1.0);
       const double finish = (s.work_in_flight + work) * latency / s.slots;
