@@ -28,6 +28,15 @@ void measure(DeviceChoice& c, std::size_t d, double latency_ms) {
   }
 }
 
+// Runs `count` batches of `work` units on device d, each taking `latency_ms` (the device's
+// first is its warm-up).
+void run_groups(DeviceChoice& c, std::size_t d, double work, double latency_ms, int count = 1) {
+  for (int i = 0; i < count; ++i) {
+    c.started(d, work);
+    c.finished(d, latency_ms, true, work, work);
+  }
+}
+
 TEST(DeviceChoice, SpreadsOverTheSlotsBeforeAnythingIsMeasured) {
   DeviceChoice c;
   for (int d = 0; d < 3; ++d) c.add(4, State::ready);
@@ -173,10 +182,8 @@ TEST(DeviceChoice, BatchesAreWeighedByTheirWork) {
   DeviceChoice c;
   const std::size_t cpu = c.add(4, State::ready), gpu = c.add(4, State::ready);
   measure(c, cpu, 40.0);
-  c.started(gpu, 16.0);
-  c.finished(gpu, 9000.0, true, 16.0, 16.0);  // the warm-up
-  c.started(gpu, 16.0);
-  c.finished(gpu, 320.0, true, 16.0, 16.0);
+  run_groups(c, gpu, 16.0, 9000.0);  // the warm-up
+  run_groups(c, gpu, 16.0, 320.0);
   EXPECT_DOUBLE_EQ(c.latency_ms(cpu), 40.0);
   EXPECT_DOUBLE_EQ(c.latency_ms(gpu), 20.0);  // per unit of work
   EXPECT_EQ(c.choose(every_device_free, every_device_allowed, std::nullopt, 16.0), gpu);
@@ -200,12 +207,8 @@ TEST(DeviceChoice, TheHorizonWeighsTheBatchAtHand) {
   DeviceChoice c;
   const std::size_t cpu = c.add(4, State::ready), gpu = c.add(4, State::ready);
   measure(c, cpu, 40.0);
-  c.started(gpu, 16.0);
-  c.finished(gpu, 1.0, true, 16.0, 16.0);
-  for (int i = 0; i < 3; ++i) {
-    c.started(gpu, 16.0);
-    c.finished(gpu, 160.0, true, 16.0, 16.0);  // 10 ms a unit
-  }
+  run_groups(c, gpu, 16.0, 1.0);         // the warm-up
+  run_groups(c, gpu, 16.0, 160.0, 3);    // 10 ms a unit
   for (int i = 0; i < 4; ++i) c.started(gpu, 16.0);  // the GPU is full
   const auto only_cpu_free = [cpu](std::size_t d) { return d == cpu; };
   EXPECT_FALSE(c.choose(only_cpu_free, every_device_allowed, 32.0, 16.0).has_value());
@@ -219,17 +222,12 @@ TEST(DeviceChoice, OneSlowMeasurementDoesNotLeaveADeviceOut) {
   DeviceChoice c;
   const std::size_t fast = c.add(4, State::ready), late = c.add(4, State::ready);
   measure(c, fast, 10.0);
-  c.started(late, 16.0);
-  c.finished(late, 5000.0, true, 16.0, 16.0);  // its warm-up
-  c.started(late, 16.0);
-  c.finished(late, 2000.0, true, 16.0, 16.0);  // 125 ms a unit, its lanes' set-up in it
+  run_groups(c, late, 16.0, 5000.0);  // its warm-up
+  run_groups(c, late, 16.0, 2000.0);  // 125 ms a unit, its lanes' set-up in it
   for (int i = 0; i < 4; ++i) c.started(fast, 16.0);  // the fast device is full
   const auto only_late_free = [late](std::size_t d) { return d == late; };
   EXPECT_EQ(c.choose(only_late_free, every_device_allowed, 64.0, 16.0), late);
-  for (int i = 0; i < 2; ++i) {
-    c.started(late, 16.0);
-    c.finished(late, 2000.0, true, 16.0, 16.0);
-  }
+  run_groups(c, late, 16.0, 2000.0, 2);
   EXPECT_FALSE(c.choose(only_late_free, every_device_allowed, 64.0, 16.0).has_value());
 }
 
