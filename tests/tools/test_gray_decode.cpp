@@ -81,19 +81,23 @@ TEST(GrayDecode, FilesNvjpegMayDecodeGoLast) {
   };
   const auto rgb = baseline_jpeg(64, 48, 3, 5);
   put("0-baseline.jpg", rgb);
-  put("1-progressive.jpg", io::testing::with_sof(rgb, 0xC2));
+  put("1-progressive.jpg", io::testing::with_sof(baseline_jpeg(200, 160, 3, 7), 0xC2));  // larger: not counted
   put("2-baseline-gray.jpg", baseline_jpeg(33, 17, 1, 6));
   put("3.png", io::encode_png(io::Image::make(5, 4, 1, 8)));
   const std::vector<std::byte> text = {std::byte{'h'}, std::byte{'i'}};
   put("4.txt", text);
   ASSERT_EQ(::mkfifo((d / "5.fifo").c_str(), 0600), 0);
+  put("7-baseline-tall.jpg", baseline_jpeg(20, 90, 3, 8));
   std::vector<Job> jobs;
   for (const char* name : {"0-baseline.jpg", "1-progressive.jpg", "2-baseline-gray.jpg", "3.png", "4.txt", "5.fifo",
-                           "6-missing.jpg"})
+                           "6-missing.jpg", "7-baseline-tall.jpg"})
     jobs.push_back({d / name, d / "out" / name});
   const detail::GpuOrder g = detail::order_for_gpu_decoding(jobs, 3);
-  EXPECT_EQ(g.order, (std::vector<std::size_t>{1, 3, 4, 5, 6, 0, 2}));
+  EXPECT_EQ(g.order, (std::vector<std::size_t>{1, 3, 4, 5, 6, 0, 2, 7}));
   EXPECT_EQ(g.gpu_from, 5u);
+  // The JPEG engines' buffers are reserved for the widest and the tallest baseline file.
+  EXPECT_EQ(g.largest_width, 64u);
+  EXPECT_EQ(g.largest_height, 90u);
 }
 
 TEST(GrayDecode, ConvertRefusesGpuDecodingWhereItCannotRun) {

@@ -21,6 +21,7 @@
 #include <cuda_runtime_api.h>
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <iostream>
 #include <memory>
 
@@ -111,49 +112,103 @@ TEST(GpuJpegLuma, OneByOneMatchesLibjpegTurbosLuma) {
   EXPECT_TRUE(all.within_tolerance()) << "max " << all.max << " mean " << all.mean();
 }
 
+// Decodes `batch` on `state` to `output` and checks each image against libjpeg-turbo's luma
+// (the luma of the RGB output): no byte written past an image, each within the tolerance.
+LevelDifference decode_batch_and_check(io::GpuJpegBatchState& state, const io::GpuJpegDecoder& general,
+                                       const Device& device, const Stream& stream, std::span<const Sample> batch,
+                                       io::GpuJpegOutput output) {
+  std::vector<DeviceBuffer<std::uint8_t>> buffers;
+  std::vector<io::GpuJpegTarget> targets;
+  for (const Sample& s : batch) {
+    const io::GpuJpegInfo info = general.info(s.jpeg);
+    buffers.push_back(poisoned(device, std::size_t{info.width} * info.height * io::bytes_per_pixel(output), stream));
+    targets.push_back({s.jpeg, info, buffers.back().data()});
+  }
+  state.decode(targets, output, stream.ref());
+  LevelDifference all;
+  for (std::size_t i = 0; i < batch.size(); ++i) {
+    const std::size_t pixels = std::size_t{targets[i].info.width} * targets[i].info.height;
+    auto got = fetch(buffers[i], pixels * io::bytes_per_pixel(output), stream, batch[i].name);
+    if (output == io::GpuJpegOutput::rgb) {
+      std::vector<std::uint8_t> y(pixels);
+      ops::rgb_to_gray_host(got, y);
+      got = std::move(y);
+    }
+    LevelDifference diff;
+    diff.add(got, cpu_luma(batch[i].jpeg));
+    EXPECT_TRUE(diff.within_tolerance()) << batch[i].name << ": max " << diff.max << " mean " << diff.mean();
+    all.add(diff);
+  }
+  return all;
+}
+
+// The hardware backend and the baseline samples it takes, or a skip reason.
+struct Engines {
+  std::unique_ptr<io::GpuJpegDecoder> decoder;
+  std::vector<Sample> baseline;
+  std::string missing;
+};
+
+Engines jpeg_engines(const Device& device, const io::GpuJpegDecoder& general) {
+  Engines e;
+  try {
+    e.decoder = std::make_unique<io::GpuJpegDecoder>(device, io::GpuJpegBackend::hardware);
+  } catch (const io::NvjpegError& error) {
+    e.missing = std::string("no JPEG engines on this GPU: ") + error.what();
+    return e;
+  }
+  if (e.decoder->hardware_engines() == 0) e.missing = "no JPEG engines on this GPU";
+  for (auto& s : gpu_samples())
+    if (s.baseline && general.info(s.jpeg).engine_sampling) e.baseline.push_back(std::move(s));
+  return e;
+}
+
 TEST(GpuJpegLuma, TheJpegEnginesDecodeLumaInBatches) {
   SP_REQUIRE_GPU();
   const Device device(0);
-  std::unique_ptr<io::GpuJpegDecoder> engines;
-  try {
-    engines = std::make_unique<io::GpuJpegDecoder>(device, io::GpuJpegBackend::hardware);
-  } catch (const io::NvjpegError& e) {
-    GTEST_SKIP() << "no JPEG engines on this GPU: " << e.what();
-  }
-  if (engines->hardware_engines() == 0) GTEST_SKIP() << "no JPEG engines on this GPU";
   const io::GpuJpegDecoder general(device);
-  io::GpuJpegBatchState state(*engines);
+  Engines engines = jpeg_engines(device, general);
+  if (!engines.missing.empty()) GTEST_SKIP() << engines.missing;
+  io::GpuJpegBatchState state(*engines.decoder);
   const Stream stream(device);
-  std::vector<Sample> batch;
-  for (auto& s : gpu_samples())
-    if (s.baseline && general.info(s.jpeg).engine_sampling) batch.push_back(std::move(s));
+  const std::vector<Sample>& batch = engines.baseline;
   ASSERT_GE(batch.size(), 8u);
   // RGB, then luma, then RGB again on one state: a change of output sets the state up again.
   for (const auto output : {io::GpuJpegOutput::rgb, io::GpuJpegOutput::luma, io::GpuJpegOutput::rgb}) {
-    std::vector<DeviceBuffer<std::uint8_t>> buffers;
-    std::vector<io::GpuJpegTarget> targets;
-    for (const Sample& s : batch) {
-      const io::GpuJpegInfo info = general.info(s.jpeg);
-      buffers.push_back(poisoned(device, std::size_t{info.width} * info.height * io::bytes_per_pixel(output), stream));
-      targets.push_back({s.jpeg, info, buffers.back().data()});
-    }
-    state.decode(targets, output, stream.ref());
-    LevelDifference all;
-    for (std::size_t i = 0; i < batch.size(); ++i) {
-      const std::size_t pixels = std::size_t{targets[i].info.width} * targets[i].info.height;
-      auto got = fetch(buffers[i], pixels * io::bytes_per_pixel(output), stream, batch[i].name);
-      if (output == io::GpuJpegOutput::rgb) {
-        std::vector<std::uint8_t> y(pixels);
-        ops::rgb_to_gray_host(got, y);
-        got = std::move(y);
-      }
-      LevelDifference diff;
-      diff.add(got, cpu_luma(batch[i].jpeg));
-      EXPECT_TRUE(diff.within_tolerance()) << batch[i].name << ": max " << diff.max << " mean " << diff.mean();
-      all.add(diff);
-    }
+    const LevelDifference all = decode_batch_and_check(state, general, device, stream, batch, output);
     std::cout << "JPEG engines, " << batch.size() << " files to " << (output == io::GpuJpegOutput::rgb ? "RGB" : "luma")
               << ": max " << all.max << " mean " << all.mean() << " levels from libjpeg-turbo's luma\n";
+  }
+}
+
+// The state's buffers are allocated for the largest image so far: batches of small images,
+// then larger ones (the buffers grow), then fewer images (the state is set up again and keeps
+// the largest size), then the whole set, all decoded right on one state.
+TEST(GpuJpegLuma, TheJpegEnginesTakeBatchesOfChangingSizes) {
+  SP_REQUIRE_GPU();
+  const Device device(0);
+  const io::GpuJpegDecoder general(device);
+  Engines engines = jpeg_engines(device, general);
+  if (!engines.missing.empty()) GTEST_SKIP() << engines.missing;
+  std::vector<Sample> by_size = std::move(engines.baseline);
+  ASSERT_GE(by_size.size(), 8u);
+  const auto pixels = [&](const Sample& s) {
+    const io::GpuJpegInfo i = general.info(s.jpeg);
+    return std::size_t{i.width} * i.height;
+  };
+  std::stable_sort(by_size.begin(), by_size.end(), [&](const Sample& a, const Sample& b) { return pixels(a) < pixels(b); });
+  io::GpuJpegBatchState state(*engines.decoder);
+  const Stream stream(device);
+  const std::size_t half = by_size.size() / 2;
+  const std::span<const Sample> all(by_size);
+  const std::span<const Sample> batches[] = {all.first(half), all.last(half), all.first(3), all.last(3), all};
+  for (const auto& batch : batches) {
+    const LevelDifference diff = decode_batch_and_check(state, general, device, stream, batch, io::GpuJpegOutput::luma);
+    EXPECT_EQ(diff.count, [&] {
+      std::size_t n = 0;
+      for (const Sample& s : batch) n += pixels(s);
+      return n;
+    }());
   }
 }
 

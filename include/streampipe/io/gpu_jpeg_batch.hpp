@@ -6,6 +6,11 @@
 // Only baseline JPEGs whose sampling the engines take (GpuJpegInfo::engine_sampling) may be
 // given. A batch fails as a whole (NvjpegError: nvJPEG does not say which image); the caller
 // then decodes its images one by one another way. Wrong arguments: std::invalid_argument.
+// The state's buffers are allocated ahead, for the largest width and height reserve() or any
+// batch gave: left to nvJPEG, they were freed and allocated again as sizes changed from
+// batch to batch, and photographs of mixed sizes decoded at a quarter of the engines' rate
+// (docs/gray.md). The hardware backend takes no allocator, so this is the only way around it;
+// an allocation takes about half a second, so a run reserves its largest size once.
 
 #include "streampipe/io/gpu_jpeg_decoder.hpp"
 
@@ -31,8 +36,12 @@ class GpuJpegBatchState {
   GpuJpegBatchState(const GpuJpegBatchState&) = delete;
   GpuJpegBatchState& operator=(const GpuJpegBatchState&) = delete;
 
-  // Decodes every target as `output` asks, written in `stream` order. Call with the
-  // decoder's device current.
+  // Allocates the buffers for batches of up to `batch` images of up to `width` x `height`
+  // decoded as `output` (NvjpegError when nvJPEG cannot).
+  void reserve(std::size_t batch, std::uint32_t width, std::uint32_t height, GpuJpegOutput output);
+  // Decodes every target as `output` asks, written in `stream` order; allocates larger
+  // buffers first when an image is larger than any before. Call with the decoder's device
+  // current.
   void decode(std::span<const GpuJpegTarget> targets, GpuJpegOutput output, StreamRef stream);
 
  private:
@@ -41,6 +50,14 @@ class GpuJpegBatchState {
   // The batch size and output nvjpegDecodeBatchedInitialize was given (0: not initialized).
   std::size_t initialized_for_ = 0;
   GpuJpegOutput initialized_output_ = GpuJpegOutput::rgb;
+  void initialize(std::size_t batch, GpuJpegOutput output);
+  void allocate(std::size_t batch, std::uint32_t width, std::uint32_t height, GpuJpegOutput output);
+
+  // What the buffers were allocated for (0: nothing yet). Setting the state up for another
+  // batch size keeps them.
+  std::size_t allocated_batch_ = 0;
+  std::uint32_t allocated_width_ = 0, allocated_height_ = 0;
+  GpuJpegOutput allocated_output_ = GpuJpegOutput::rgb;
 };
 
 }  // namespace streampipe::io

@@ -189,8 +189,12 @@ RunSummary convert(std::span<const Job> jobs, const Options& o) {
   // Declared before the engine, so it outlives the engine's lanes that use it.
   std::unique_ptr<detail::GpuStage> stage;
   if (gpu_decode || gpu_encode)
-    stage = std::make_unique<detail::GpuStage>(
-        detail::GpuStageSetup{.decode = gpu_decode, .encode = gpu_encode, .group = per_item}, summary.files, o);
+    stage = std::make_unique<detail::GpuStage>(detail::GpuStageSetup{.decode = gpu_decode,
+                                                                      .encode = gpu_encode,
+                                                                      .group = per_item,
+                                                                      .largest_width = gpu_order.largest_width,
+                                                                      .largest_height = gpu_order.largest_height},
+                                               summary.files, o);
   detail::GpuStage* const gpu_stage = stage.get();
 #endif
   std::vector<std::size_t> item_file(jobs.size());  // without the GPU stage an item is one file

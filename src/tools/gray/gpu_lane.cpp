@@ -127,7 +127,8 @@ void GpuStage::Impl::run_lane(const pipeline::Batch& b) {
   };
   // A state is reused only once the GPU has finished its last decode: refilling it earlier
   // gave other files' pixels and hung nvJPEG's JPEG engines (the lane enqueues the next
-  // group while the last is still on the stream).
+  // group while the last is still on the stream). The engines' state, shared by the lanes,
+  // is waited for the same way below.
   if (lane.decoded) lane.decoded->synchronize();
 
   // Which JPEGs go to the engines, which one by one, and which nvJPEG refuses (and why).
@@ -158,9 +159,13 @@ void GpuStage::Impl::run_lane(const pipeline::Batch& b) {
     }
   }
   if (!engine_batch.empty()) {
+    SharedBatchState& batched = started->batched;
+    const std::lock_guard lock(batched.mutex);
     try {
-      if (!lane.batched) lane.batched = std::make_unique<io::GpuJpegBatchState>(*codecs.engines);
-      lane.batched->decode(engine_batch, output, stream);
+      if (batched.decoded) batched.decoded->synchronize();
+      batched.state->decode(engine_batch, output, stream);
+      if (!batched.decoded) batched.decoded.emplace(device, EventTiming::disabled);
+      batched.decoded->record(stream);
     } catch (const io::NvjpegError&) {
       single.insert(single.end(), engine_files.begin(), engine_files.end());  // one by one finds the culprit
     }

@@ -3,6 +3,7 @@
 
 #include "gpu_order.hpp"
 
+#include "streampipe/io/jpeg_header.hpp"
 #include "streampipe/tools/gray/decode.hpp"
 
 #include <fcntl.h>
@@ -20,30 +21,42 @@ namespace {
 // file then counts as one the CPU decodes: a guess, which only orders the run).
 constexpr std::size_t kHeadBytes = std::size_t{64} << 10;
 
-// Whether the regular file at `path` starts like a file nvJPEG decodes. Never blocks on a
-// FIFO (opened without waiting, and only a regular file is read); false on any failure.
-bool gpu_may_decode_file(const std::filesystem::path& path, std::vector<std::byte>& head) {
+struct FileKind {
+  bool gpu_may_decode = false;
+  std::uint32_t baseline_width = 0, baseline_height = 0;  // a baseline JPEG's size, else 0
+};
+
+// Whether the regular file at `path` starts like a file nvJPEG decodes, and if it is a
+// baseline JPEG, its size. Never blocks on a FIFO (opened without waiting, and only a
+// regular file is read); "no" on any failure.
+FileKind kind_of_file(const std::filesystem::path& path, std::vector<std::byte>& head) {
+  FileKind kind;
   const int fd = ::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-  if (fd < 0) return false;
+  if (fd < 0) return kind;
   struct stat st{};
-  bool may = false;
   if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
     head.resize(kHeadBytes);
     const ssize_t n = ::pread(fd, head.data(), head.size(), 0);
-    if (n > 0) may = gpu_may_decode({head.data(), static_cast<std::size_t>(n)});
+    const std::span<const std::byte> read(head.data(), n > 0 ? static_cast<std::size_t>(n) : 0);
+    kind.gpu_may_decode = n > 0 && gpu_may_decode(read);
+    if (kind.gpu_may_decode)
+      if (const auto header = io::read_jpeg_header(read); header && header->coding == io::JpegCoding::baseline) {
+        kind.baseline_width = header->width;
+        kind.baseline_height = header->height;
+      }
   }
   ::close(fd);
-  return may;
+  return kind;
 }
 
 }  // namespace
 
 GpuOrder order_for_gpu_decoding(std::span<const Job> jobs, unsigned threads) {
-  std::vector<char> may(jobs.size(), 0);
+  std::vector<FileKind> kinds(jobs.size());
   std::atomic<std::size_t> next{0};
   const auto work = [&] {
     std::vector<std::byte> head;
-    for (std::size_t i = next++; i < jobs.size(); i = next++) may[i] = gpu_may_decode_file(jobs[i].input, head) ? 1 : 0;
+    for (std::size_t i = next++; i < jobs.size(); i = next++) kinds[i] = kind_of_file(jobs[i].input, head);
   };
   {
     std::vector<std::jthread> pool;
@@ -54,10 +67,14 @@ GpuOrder order_for_gpu_decoding(std::span<const Job> jobs, unsigned threads) {
   GpuOrder g;
   g.order.reserve(jobs.size());
   for (std::size_t i = 0; i < jobs.size(); ++i)
-    if (!may[i]) g.order.push_back(i);
+    if (!kinds[i].gpu_may_decode) g.order.push_back(i);
   g.gpu_from = g.order.size();
   for (std::size_t i = 0; i < jobs.size(); ++i)
-    if (may[i]) g.order.push_back(i);
+    if (kinds[i].gpu_may_decode) {
+      g.order.push_back(i);
+      g.largest_width = std::max(g.largest_width, kinds[i].baseline_width);
+      g.largest_height = std::max(g.largest_height, kinds[i].baseline_height);
+    }
   return g;
 }
 

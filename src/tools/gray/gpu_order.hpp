@@ -9,6 +9,7 @@
 #include "streampipe/tools/gray/plan.hpp"
 
 #include <cstddef>
+#include <cstdint>
 #include <span>
 #include <vector>
 
@@ -17,6 +18,9 @@ namespace streampipe::tools::gray::detail {
 struct GpuOrder {
   std::vector<std::size_t> order;  // job indices, in the order to convert them
   std::size_t gpu_from = 0;        // order[gpu_from..] are the files nvJPEG may decode
+  // The largest width and height of a baseline JPEG among them (each of any file), for the
+  // JPEG engines' buffers; 0 when there is none.
+  std::uint32_t largest_width = 0, largest_height = 0;
 };
 
 // Reads the first bytes of each job's input on up to `threads` threads.

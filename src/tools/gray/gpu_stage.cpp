@@ -48,6 +48,18 @@ std::shared_ptr<void> GpuStage::Impl::start_device(const pipeline::DeviceStart& 
       codecs->engines.reset();  // no JPEG engines on this GPU: the general backend decodes everything
     }
   }
+  if (codecs->engines) {
+    go_on();
+    codecs->batched.state = std::make_unique<io::GpuJpegBatchState>(*codecs->engines);
+    if (setup.largest_width > 0 && setup.largest_height > 0) {
+      try {
+        codecs->batched.state->reserve(setup.group, setup.largest_width, setup.largest_height,
+                                       options.jpeg_luma ? io::GpuJpegOutput::luma : io::GpuJpegOutput::rgb);
+      } catch (const io::NvjpegError&) {
+        // Too little memory for the largest file, say: each batch then allocates what it needs.
+      }
+    }
+  }
   // The lanes' decode states are made by each lane when it first needs one (gpu_lane.cpp):
   // made here, one after another, they were most of the GPU's start (docs/gray.md), which
   // the run waited for; made by the lanes, they overlap the other lanes' work.

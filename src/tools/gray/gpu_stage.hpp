@@ -16,8 +16,10 @@
 //   consume (a host worker): encodes on the host what the GPU did not (and wraps the GPU's
 //     PNG data into files: chunks and CRC-32s), writes every file.
 // A file that fails fails alone (its FileResult's `error`); the others of its group go on.
-// Each GPU's nvJPEG libraries and its lanes' states are made by the operation's
-// start_device, on that GPU's start thread, while the CPU already converts files.
+// Each GPU's nvJPEG libraries and its JPEG engines' state (one per GPU, which its lanes take in
+// turn: one state keeps the engines as busy as four did) are made by the operation's
+// start_device, on that GPU's start thread, while the CPU already converts files; the lanes
+// make their other states on first use.
 
 #include "streampipe/io/image.hpp"
 #include "streampipe/pipeline/item.hpp"
@@ -45,6 +47,9 @@ struct GpuStageSetup {
   bool decode = true;        // nvJPEG decodes the JPEGs it takes (else every file on the host)
   bool encode = false;       // outputs encoded on the GPU: JPEG by nvJPEG, PNG by io::GpuPngEncoder
   std::size_t group = 16;    // most files per engine item
+  // The run's largest baseline JPEG width and height (0: not known): each GPU allocates its
+  // JPEG engines' buffers for them as it starts, once, rather than as larger files come.
+  std::uint32_t largest_width = 0, largest_height = 0;
 };
 
 class GpuStage {

@@ -42,7 +42,6 @@ struct Ticket {
 // A lane's states are made on its first use of each (null until then).
 struct LaneCodecs {
   std::unique_ptr<io::GpuJpegState> single;          // general backend, one image per call
-  std::unique_ptr<io::GpuJpegBatchState> batched;    // JPEG engines
   std::vector<std::unique_ptr<io::GpuJpegEncoder>> encoders;  // one per file of a group
   std::unique_ptr<io::GpuPngEncoder> png;            // PNG outputs encoded on the GPU
   DeviceBuffer<std::uint8_t> rgb;                    // the group's JPEGs decoded to RGB (not to luma)
@@ -53,12 +52,23 @@ struct LaneCodecs {
   std::optional<Event> decoded;
 };
 
+// A GPU's JPEG engines' state, which its lanes take in turn. Its buffers are the size of the
+// run's largest file (over a GiB for 16 files of 10 Mpx) and take half a second to allocate:
+// one per GPU. The engines decode as fast from one state as from four (docs/gray.md).
+struct SharedBatchState {
+  std::mutex mutex;
+  std::unique_ptr<io::GpuJpegBatchState> state;  // null where the GPU has no JPEG engines
+  // The last batch decoded on it has finished: until then nvJPEG still reads its buffers.
+  std::optional<Event> decoded;
+};
+
 // A GPU's nvJPEG libraries (`general` unless nvJPEG neither decodes nor encodes, `engines`
 // where the GPU has JPEG engines), made by Operation::start_device, and its lanes' states;
 // released with the engine.
 struct DeviceCodecs {
   std::unique_ptr<io::GpuJpegDecoder> general;
   std::unique_ptr<io::GpuJpegDecoder> engines;
+  SharedBatchState batched;       // with `engines`
   std::vector<LaneCodecs> lanes;  // by Batch::member_lane()
 
   ~DeviceCodecs();  // the lanes' states before the libraries they were made from
