@@ -5,6 +5,7 @@
 
 #include "streampipe/io/gpu_jpeg_decoder.hpp"
 
+#include "nvjpeg_allocators.hpp"
 #include "nvjpeg_check.hpp"
 
 #include <fmt/format.h>
@@ -77,7 +78,8 @@ const unsigned char* bytes_of(std::span<const std::byte> s) noexcept {
 
 }  // namespace
 
-GpuJpegDecoder::GpuJpegDecoder(Device device, GpuJpegBackend backend) : device_(device), backend_(backend) {
+GpuJpegDecoder::GpuJpegDecoder(Device device, GpuJpegBackend backend)
+    : device_(device), backend_(backend), allocators_(std::make_unique<detail::NvjpegAllocators>()) {
   const CurrentDeviceGuard guard(device_);
   nvjpegHandle_t handle = nullptr;
   const nvjpegBackend_t implementation =
@@ -86,10 +88,12 @@ GpuJpegDecoder::GpuJpegDecoder(Device device, GpuJpegBackend backend) : device_(
   // than replication; a library version or backend that does not know the flag refuses it,
   // and then the handle is created with the default flags.
   const nvjpegStatus_t with_interpolation =
-      nvjpegCreateEx(implementation, nullptr, nullptr, NVJPEG_FLAGS_UPSAMPLING_WITH_INTERPOLATION, &handle);
+      nvjpegCreateExV2(implementation, allocators_->device(), allocators_->pinned(),
+                       NVJPEG_FLAGS_UPSAMPLING_WITH_INTERPOLATION, &handle);
   if (with_interpolation != NVJPEG_STATUS_SUCCESS) {
     handle = nullptr;
-    SP_NVJPEG_CHECK(nvjpegCreateEx(implementation, nullptr, nullptr, NVJPEG_FLAGS_DEFAULT, &handle));
+    SP_NVJPEG_CHECK(nvjpegCreateExV2(implementation, allocators_->device(), allocators_->pinned(),
+                                     NVJPEG_FLAGS_DEFAULT, &handle));
   }
   handle_ = handle;
 }

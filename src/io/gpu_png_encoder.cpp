@@ -13,16 +13,56 @@
 
 #include "streampipe/cuda/device_buffer.hpp"
 #include "streampipe/cuda/error.hpp"
-#include "streampipe/cuda/pinned_buffer.hpp"
+#include "streampipe/cuda/pinned_pool.hpp"
 
 #include <cuda_runtime_api.h>
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <optional>
 #include <cstring>
 #include <stdexcept>
 
 namespace streampipe::io {
+namespace detail {
+
+// Scratch memory grown by a quarter more than asked, so that slowly growing batches grow it
+// rarely, and grown without stalling the GPU: device memory in stream order (a cudaFree waits
+// for every stream of the device, and the lanes of a run encode side by side), page-locked
+// memory from the process's pool (cudaFreeHost waits for the device too). The old memory is
+// free: every batch ends waiting for its stream.
+template <typename T>
+class DeviceScratch {
+ public:
+  [[nodiscard]] T* data() const noexcept { return buffer_ ? buffer_->data() : nullptr; }
+  void reserve(StreamRef stream, std::size_t count) {
+    if (buffer_ && buffer_->size() >= count) return;
+    buffer_.reset();
+    buffer_.emplace(stream, count + count / 4);
+  }
+
+ private:
+  std::optional<StreamOrderedBuffer<T>> buffer_;
+};
+
+template <typename T>
+class HostScratch {
+ public:
+  [[nodiscard]] T* data() const noexcept { return reinterpret_cast<T*>(block_.data()); }
+  [[nodiscard]] T& operator[](std::size_t i) const noexcept { return data()[i]; }
+  void reserve(std::size_t count) {
+    const std::size_t bytes = count * sizeof(T);
+    if (block_ && block_.size() >= bytes) return;
+    block_.release();
+    block_ = PinnedPool::global().acquire(bytes + bytes / 4);
+  }
+
+ private:
+  PinnedBlock block_;
+};
+
+}  // namespace detail
+
 namespace {
 
 using detail::kPngBins;
@@ -32,22 +72,6 @@ constexpr std::size_t align16(std::size_t n) noexcept { return (n + 15) / 16 * 1
 // The output buffer starts with the count of blocks the device placed otherwise than planned.
 constexpr std::size_t kStatusBytes = 16;
 
-// Grown by a quarter more than asked, so that slowly growing batches reallocate rarely. The
-// old buffer is free: every batch ends waiting for its stream.
-template <typename T>
-void reserve(DeviceBuffer<T>& b, const Device& device, std::size_t count) {
-  if (b.size() >= count) return;
-  b.reset();
-  b = DeviceBuffer<T>(device, count + count / 4);
-}
-
-template <typename T>
-void reserve(PinnedBuffer<T>& b, std::size_t count) {
-  if (b.size() >= count) return;
-  b.reset();
-  b = PinnedBuffer<T>(count + count / 4);
-}
-
 void copy(void* to, const void* from, std::size_t bytes, cudaMemcpyKind kind, StreamRef stream) {
   if (bytes > 0) SP_CUDA_CHECK(cudaMemcpyAsync(to, from, bytes, kind, stream.handle()));
 }
@@ -55,18 +79,18 @@ void copy(void* to, const void* from, std::size_t bytes, cudaMemcpyKind kind, St
 }  // namespace
 
 struct GpuPngEncoder::Scratch {
-  DeviceBuffer<detail::PngImageDesc> images;
-  DeviceBuffer<std::uint8_t> filtered;
-  DeviceBuffer<detail::PngTileStarts> starts;
-  DeviceBuffer<detail::PngBlockStats> stats;
-  DeviceBuffer<std::uint32_t> tile_bits;
-  DeviceBuffer<unsigned long long> tile_first_bit;
-  DeviceBuffer<std::uint8_t> tables;  // block plans, code entries, header words
-  DeviceBuffer<std::uint32_t> out;    // the status, then each image's zlib stream
-  PinnedBuffer<detail::PngImageDesc> images_host;
-  PinnedBuffer<detail::PngBlockStats> stats_host;
-  PinnedBuffer<std::uint8_t> tables_host;
-  PinnedBuffer<std::uint8_t> out_host;
+  detail::DeviceScratch<detail::PngImageDesc> images;
+  detail::DeviceScratch<std::uint8_t> filtered;
+  detail::DeviceScratch<detail::PngTileStarts> starts;
+  detail::DeviceScratch<detail::PngBlockStats> stats;
+  detail::DeviceScratch<std::uint32_t> tile_bits;
+  detail::DeviceScratch<unsigned long long> tile_first_bit;
+  detail::DeviceScratch<std::uint8_t> tables;  // block plans, code entries, header words
+  detail::DeviceScratch<std::uint32_t> out;    // the status, then each image's zlib stream
+  detail::HostScratch<detail::PngImageDesc> images_host;
+  detail::HostScratch<detail::PngBlockStats> stats_host;
+  detail::HostScratch<std::uint8_t> tables_host;
+  detail::HostScratch<std::uint8_t> out_host;
 };
 
 GpuPngEncoder::GpuPngEncoder(Device device) : device_(device), scratch_(std::make_unique<Scratch>()) {}
@@ -96,7 +120,7 @@ std::vector<PngStream> GpuPngEncoder::encode_streams(std::span<const GpuGrayPlan
   Scratch& s = *scratch_;
   const std::size_t n = images.size();
   if (n > UINT32_MAX) throw std::invalid_argument("GPU PNG encode: too many images in one batch");
-  reserve(s.images_host, n);
+  s.images_host.reserve(n);
   std::size_t filtered = 0, tiles = 0, blocks = 0;
   for (std::size_t i = 0; i < n; ++i) {
     const GpuGrayPlane& g = images[i];
@@ -121,13 +145,13 @@ std::vector<PngStream> GpuPngEncoder::encode_streams(std::span<const GpuGrayPlan
     blocks += (length + detail::kDeflateBlockBytes - 1) / detail::kDeflateBlockBytes;
   }
   if (tiles > INT32_MAX) throw std::invalid_argument("GPU PNG encode: the batch is too large for one call");
-  reserve(s.images, device_, n);
-  reserve(s.filtered, device_, filtered);
-  reserve(s.starts, device_, tiles);
-  reserve(s.stats, device_, blocks);
-  reserve(s.tile_bits, device_, tiles);
-  reserve(s.tile_first_bit, device_, tiles);
-  reserve(s.stats_host, blocks);
+  s.images.reserve(stream, n);
+  s.filtered.reserve(stream, filtered);
+  s.starts.reserve(stream, tiles);
+  s.stats.reserve(stream, blocks);
+  s.tile_bits.reserve(stream, tiles);
+  s.tile_first_bit.reserve(stream, tiles);
+  s.stats_host.reserve(blocks);
   const detail::PngBatch batch{s.images.data(), static_cast<std::uint32_t>(n), static_cast<std::uint32_t>(tiles),
                                static_cast<std::uint32_t>(blocks), s.filtered.data(), s.starts.data()};
 
@@ -153,7 +177,7 @@ std::vector<PngStream> GpuPngEncoder::encode_streams(std::span<const GpuGrayPlan
   const std::size_t plans_bytes = align16(blocks * sizeof(detail::PngBlockPlan));
   const std::size_t codes_bytes = blocks * kPngBins * sizeof(std::uint32_t);
   const std::size_t header_bytes = blocks * detail::kMaxHeaderWords * sizeof(std::uint32_t);
-  reserve(s.tables_host, plans_bytes + codes_bytes + header_bytes);
+  s.tables_host.reserve(plans_bytes + codes_bytes + header_bytes);
   auto* block_plans = reinterpret_cast<detail::PngBlockPlan*>(s.tables_host.data());
   auto* codes = reinterpret_cast<std::uint32_t*>(s.tables_host.data() + plans_bytes);
   std::vector<std::uint32_t> header_words;
@@ -173,9 +197,9 @@ std::vector<PngStream> GpuPngEncoder::encode_streams(std::span<const GpuGrayPlan
               header_words.size() * sizeof(std::uint32_t));
 
   // Pass 2: the tables up, the bits written, the streams down.
-  reserve(s.tables, device_, tables_bytes);
-  reserve(s.out, device_, out_bytes / 4);
-  reserve(s.out_host, out_bytes);
+  s.tables.reserve(stream, tables_bytes);
+  s.out.reserve(stream, out_bytes / 4);
+  s.out_host.reserve(out_bytes);
   copy(s.tables.data(), s.tables_host.data(), tables_bytes, cudaMemcpyHostToDevice, stream);
   SP_CUDA_CHECK(cudaMemsetAsync(s.out.data(), 0, out_bytes, stream.handle()));
   const auto* device_plans = reinterpret_cast<const detail::PngBlockPlan*>(s.tables.data());

@@ -17,6 +17,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <span>
 #include <string>
 
@@ -56,6 +57,10 @@ struct GpuJpegInfo {
   bool engine_sampling = false;  // the JPEG engines take the sampling (not 4:1:1 or 4:1:0)
 };
 
+namespace detail {
+class NvjpegAllocators;
+}
+
 class GpuJpegDecoder {
  public:
   // Throws NvjpegError when the backend cannot be used here (no JPEG engines: `hardware`).
@@ -75,6 +80,7 @@ class GpuJpegDecoder {
  private:
   Device device_;
   GpuJpegBackend backend_;
+  std::unique_ptr<detail::NvjpegAllocators> allocators_;  // outlives handle_
   nvjpegHandle* handle_ = nullptr;
 };
 
