@@ -26,7 +26,8 @@ void DeviceChoice::started(std::size_t d, double work) noexcept {
   devices_[d].work_in_flight += work;
 }
 
-void DeviceChoice::finished(std::size_t d, double latency_ms, bool ran, double started_work, double work) noexcept {
+void DeviceChoice::finished(std::size_t d, double latency_ms, bool ran, double started_work, double work,
+                            std::size_t kind) noexcept {
   Device& s = devices_[d];
   if (s.in_flight > 0) --s.in_flight;
   s.work_in_flight = s.in_flight > 0 ? std::max(0.0, s.work_in_flight - started_work) : 0.0;
@@ -35,7 +36,8 @@ void DeviceChoice::finished(std::size_t d, double latency_ms, bool ran, double s
   // Weight 1/4: a few batches follow a change of speed (another process on the GPU, a
   // throttled clock), while one odd batch moves the estimate little.
   const double per_unit = latency_ms / work;
-  s.latency_ms = s.latency_ms > 0 ? 0.75 * s.latency_ms + 0.25 * per_unit : per_unit;
+  double& estimate = s.latency_ms[kind];
+  estimate = estimate > 0 ? 0.75 * estimate + 0.25 * per_unit : per_unit;
 }
 
 void DeviceChoice::ready(std::size_t d) noexcept {
@@ -48,22 +50,23 @@ void DeviceChoice::fail(std::size_t d) noexcept {
 
 void DeviceChoice::lose(std::size_t d) noexcept { devices_[d].state = State::lost; }
 
-double DeviceChoice::horizon_ms(double remaining_work) const noexcept {
+double DeviceChoice::horizon_ms(double remaining_work, std::size_t kind) const noexcept {
   double rate = 0;  // units of work per ms
   double in_flight = 0;
   for (const Device& s : devices_) {
     if (s.state != State::ready) continue;
     in_flight += s.work_in_flight;
-    if (s.latency_ms > 0) rate += s.slots / s.latency_ms;
+    if (s.latency_ms[kind] > 0) rate += s.slots / s.latency_ms[kind];
   }
   if (rate <= 0) return -1;
   return (in_flight + std::max(0.0, remaining_work)) / rate;
 }
 
-double DeviceChoice::fastest_measured() const noexcept {
+double DeviceChoice::fastest_measured(std::size_t kind) const noexcept {
   double fastest = 0;
   for (const Device& s : devices_)
-    if (s.state == State::ready && s.latency_ms > 0 && (fastest == 0 || s.latency_ms < fastest)) fastest = s.latency_ms;
+    if (s.state == State::ready && s.latency_ms[kind] > 0 && (fastest == 0 || s.latency_ms[kind] < fastest))
+      fastest = s.latency_ms[kind];
   return fastest;
 }
 

@@ -3,7 +3,9 @@
 // Which device of an engine's set takes the next batch. Batches are measured in units of
 // work (Item::work: 1 an item unless the producer says otherwise, e.g. the files of a
 // group), so that a device measured on small batches is not taken to be as quick on large
-// ones. A device of `slots` slots whose batches take L ms per unit from taking a slot to
+// ones, and apart for each kind of work (Item::work_kind), so that a device measured on one
+// kind is not taken to be as quick, or as slow, on another (gray's single files, decoded by
+// host workers whatever device takes them, against its groups for a GPU's JPEG engines). A device of `slots` slots whose batches take L ms per unit from taking a slot to
 // giving it back finishes slots / L units per ms; with k units in flight a batch of w more
 // is expected to be done (k + w) L / slots from now. Among the devices with a free slot the
 // batch goes to the one expected to finish it first, so under backpressure every device
@@ -21,8 +23,10 @@
 // set-up), may fail to start, and may be lost for good (a sticky error). Its first batch is
 // a warm-up (modules loading, buffers growing) and is not measured. While some device is
 // measured, a device that is not yet takes one batch at a time: a slow newcomer costs one
-// batch, not a slot's worth. Pure: the engine guards it with its lock.
+// batch, not a slot's worth; likewise a measured device on a kind of work it has not run
+// yet. Pure: the engine guards it with its lock.
 
+#include <array>
 #include <cstddef>
 #include <optional>
 #include <vector>
@@ -34,6 +38,8 @@ class DeviceChoice {
   enum class State { starting, ready, lost, failed };
   // Batches a device must have run (its warm-up included) before the horizon may leave it out.
   static constexpr std::size_t kRunsBeforeLeftOut = 4;
+  // Kinds of work measured apart (Item::work_kind is below this).
+  static constexpr std::size_t kKinds = 4;
 
   // A device of `slots` slots (>= 1) joins the set in `state`; returns its position.
   std::size_t add(int slots, State state);
@@ -42,39 +48,43 @@ class DeviceChoice {
   // Devices ready or still starting: those that may yet run work.
   [[nodiscard]] std::size_t alive_count() const noexcept;
   [[nodiscard]] std::size_t in_flight(std::size_t d) const noexcept { return devices_[d].in_flight; }
-  // Measured milliseconds from taking a slot to giving it back, per unit of work; 0 before any.
-  [[nodiscard]] double latency_ms(std::size_t d) const noexcept { return devices_[d].latency_ms; }
+  // Measured milliseconds from taking a slot to giving it back, per unit of work of `kind`;
+  // 0 before any.
+  [[nodiscard]] double latency_ms(std::size_t d, std::size_t kind = 0) const noexcept {
+    return devices_[d].latency_ms[kind];
+  }
 
   // The ready device with a free slot (`has_free_slot(d)`) expected to finish one more
   // batch of `work` units first, among those `allowed(d)` admits (an item in GPU memory:
   // the GPUs); nullopt when none qualifies: wait for a slot to be given back.
   // `remaining_work`: units the run will still submit after this batch, when known (it sets
-  // the horizon). Ties go to the lowest position.
+  // the horizon, at the rates measured on the batch's `kind`, < kKinds). Ties go to the
+  // lowest position.
   template <typename HasFreeSlot, typename Allowed>
   [[nodiscard]] std::optional<std::size_t> choose(HasFreeSlot has_free_slot, Allowed allowed,
                                                   std::optional<double> remaining_work = std::nullopt,
-                                                  double work = 1.0) const {
-    const double fastest = fastest_measured();
-    const double horizon = remaining_work ? horizon_ms(*remaining_work) : -1;
+                                                  double work = 1.0, std::size_t kind = 0) const {
+    const double fastest = fastest_measured(kind);
+    const double horizon = remaining_work ? horizon_ms(*remaining_work, kind) : -1;
     // Only a device slower than the fastest one allowed is ever left out: the work goes on.
     double fastest_allowed = 0;
     for (std::size_t d = 0; d < devices_.size(); ++d) {
       const Device& s = devices_[d];
-      if (s.state == State::ready && allowed(d) && s.latency_ms > 0 &&
-          (fastest_allowed == 0 || s.latency_ms < fastest_allowed))
-        fastest_allowed = s.latency_ms;
+      if (s.state == State::ready && allowed(d) && s.latency_ms[kind] > 0 &&
+          (fastest_allowed == 0 || s.latency_ms[kind] < fastest_allowed))
+        fastest_allowed = s.latency_ms[kind];
     }
     std::optional<std::size_t> best;
     double best_finish = 0;
     for (std::size_t d = 0; d < devices_.size(); ++d) {
       const Device& s = devices_[d];
       if (s.state != State::ready || !allowed(d) || !has_free_slot(d)) continue;
-      const bool measured = s.latency_ms > 0;
+      const double own = s.latency_ms[kind];
+      const bool measured = own > 0;
       if (!measured && fastest > 0 && s.in_flight > 0) continue;  // one batch at a time until measured
-      if (measured && s.runs >= kRunsBeforeLeftOut && horizon >= 0 && work * s.latency_ms > horizon &&
-          s.latency_ms > fastest_allowed)
+      if (measured && s.runs >= kRunsBeforeLeftOut && horizon >= 0 && work * own > horizon && own > fastest_allowed)
         continue;  // it would hold the run
-      const double latency = measured ? s.latency_ms : (fastest > 0 ? fastest : 1.0);
+      const double latency = measured ? own : (fastest > 0 ? fastest : 1.0);
       const double finish = (s.work_in_flight + work) * latency / s.slots;
       if (!best || finish < best_finish) {
         best = d;
@@ -89,15 +99,16 @@ class DeviceChoice {
   }
 
   // How long the set needs to finish what it has in flight and `remaining_work` units more,
-  // at the measured rates of its ready devices (sum of slots / L); -1 before any is measured.
-  [[nodiscard]] double horizon_ms(double remaining_work) const noexcept;
+  // at its ready devices' rates measured on `kind` (sum of slots / L); -1 before any is.
+  [[nodiscard]] double horizon_ms(double remaining_work, std::size_t kind = 0) const noexcept;
 
   // A batch of `work` units (as choose() was told) was handed to device d.
   void started(std::size_t d, double work = 1.0) noexcept;
-  // A batch handed to d came back after `latency_ms`: `started_work` is what started() was
-  // told, `work` what the batch turned out to hold. Only one that ran on the device (`ran`)
-  // counts, and a device's first does not (its warm-up).
-  void finished(std::size_t d, double latency_ms, bool ran, double started_work = 1.0, double work = 1.0) noexcept;
+  // A batch of `kind` handed to d came back after `latency_ms`: `started_work` is what
+  // started() was told, `work` what the batch turned out to hold. Only one that ran on the
+  // device (`ran`) counts, and a device's first does not (its warm-up).
+  void finished(std::size_t d, double latency_ms, bool ran, double started_work = 1.0, double work = 1.0,
+                std::size_t kind = 0) noexcept;
   // Device d has started and may take work.
   void ready(std::size_t d) noexcept;
   // Device d could not start, or was lost: choose() never returns it again.
@@ -111,9 +122,10 @@ class DeviceChoice {
     std::size_t in_flight = 0;
     double work_in_flight = 0;
     std::size_t runs = 0;     // batches that ran on it, the warm-up included
-    double latency_ms = 0;    // per unit of work, exponentially weighted: recent batches count most
+    // Per unit of work of each kind, exponentially weighted: recent batches count most.
+    std::array<double, kKinds> latency_ms{};
   };
-  [[nodiscard]] double fastest_measured() const noexcept;  // 0: nothing measured
+  [[nodiscard]] double fastest_measured(std::size_t kind) const noexcept;  // 0: nothing measured
 
   std::vector<Device> devices_;
 };

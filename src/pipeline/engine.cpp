@@ -125,8 +125,8 @@ std::future<ItemResult> Engine::Impl::submit(Item item) {
     if (open_slot != nullptr && detail::batchable(open_batch.limits(), bytes, item.produce != nullptr) &&
         open_batch.fits(bytes) && !(gpu_only && open_slot->host_form))
       break;
-    if (open_slot == nullptr &&
-        free_slots.any(gpu_only, remaining_work(item.work), batch_work_estimate(item.work)))
+    if (open_slot == nullptr && free_slots.any(gpu_only, remaining_work(item.work), batch_work_estimate(item.work),
+                                               detail::kind_of(item)))
       break;
     if (open_slot == nullptr)
       throw std::logic_error("submit() from an engine's own thread (an on_complete callback or a host function) "
@@ -174,7 +174,7 @@ std::future<ItemResult> Engine::Impl::submit(Item item) {
         lock.lock();
         continue;
       }
-      Slot* fresh = acquire_slot(lock, gpu_only, batch_work_estimate(st->item.work));
+      Slot* fresh = acquire_slot(lock, gpu_only, batch_work_estimate(st->item.work), detail::kind_of(st->item));
       if (fresh == nullptr) return reject(lock, std::move(st), future);
       if (open_slot != nullptr) {  // someone opened a batch while we waited: use theirs
         free_slots.put_back_unused(*fresh);
@@ -193,7 +193,7 @@ std::future<ItemResult> Engine::Impl::submit(Item item) {
     dispatch(*partial);
     lock.lock();
   }
-  Slot* slot = acquire_slot(lock, gpu_only, st->item.work);
+  Slot* slot = acquire_slot(lock, gpu_only, st->item.work, detail::kind_of(st->item));
   if (slot == nullptr) return reject(lock, std::move(st), future);
   st->assigned_ms = clock_ms();
   work_taken += st->item.work;
@@ -213,10 +213,10 @@ double Engine::Impl::batch_work_estimate(double first_item_work) const {
   return work_taken / static_cast<double>(batches_taken);
 }
 
-Slot* Engine::Impl::acquire_slot(std::unique_lock<std::mutex>& lock, bool gpu_only, double work) {
+Slot* Engine::Impl::acquire_slot(std::unique_lock<std::mutex>& lock, bool gpu_only, double work, std::size_t kind) {
   Slot* s = nullptr;
   slot_freed.wait(lock, [&] {
-    return stop.stopped() || (s = free_slots.take(clock_ms(), gpu_only, remaining_work(work), work)) != nullptr;
+    return stop.stopped() || (s = free_slots.take(clock_ms(), gpu_only, remaining_work(work), work, kind)) != nullptr;
   });
   if (s != nullptr) ++batches_taken;
   return s;

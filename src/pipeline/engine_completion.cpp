@@ -237,7 +237,7 @@ void Engine::Impl::run_again(Slot& slot) noexcept {
   release_and_deliver(slot);
   for (auto& it : again) {
     std::unique_lock lock(mutex);
-    Slot* fresh = acquire_slot(lock, it->gpu_only, it->item.work);
+    Slot* fresh = acquire_slot(lock, it->gpu_only, it->item.work, detail::kind_of(it->item));
     if (fresh == nullptr) {
       const auto [status, why] = stop.reason();
       lock.unlock();

@@ -114,7 +114,7 @@ struct Engine::Impl {
   // Waits (backpressure) for a free slot on a device left in the set, and takes one of the
   // device expected to finish a batch of `work` units first (`gpu_only`: among the GPUs);
   // nullptr when cancelled or failed meanwhile.
-  Slot* acquire_slot(std::unique_lock<std::mutex>& lock, bool gpu_only, double work);
+  Slot* acquire_slot(std::unique_lock<std::mutex>& lock, bool gpu_only, double work, std::size_t kind);
   // Work the run will still submit after a batch of `work` units being placed, when its
   // length is known.
   [[nodiscard]] std::optional<double> remaining_work(double work) const;  // under mutex

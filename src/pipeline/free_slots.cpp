@@ -24,32 +24,34 @@ std::size_t FreeSlots::lose(std::size_t member) noexcept {
   return choice_.alive_count();
 }
 
-Slot* FreeSlots::take(double now_ms, bool gpu_only, std::optional<double> remaining_work, double work) {
+Slot* FreeSlots::take(double now_ms, bool gpu_only, std::optional<double> remaining_work, double work,
+                      std::size_t kind) {
   const auto member = choice_.choose([&](std::size_t d) { return !queues_[d].empty(); },
-                                     [&](std::size_t d) { return !gpu_only || gpu_[d]; }, remaining_work, work);
+                                     [&](std::size_t d) { return !gpu_only || gpu_[d]; }, remaining_work, work, kind);
   if (!member) return nullptr;
   Slot* slot = queues_[*member].front();
   queues_[*member].pop_front();
   choice_.started(*member, work);
   slot->acquired_ms = now_ms;
   slot->taken_work = work;
+  slot->taken_kind = kind;
   return slot;
 }
 
-bool FreeSlots::any(bool gpu_only, std::optional<double> remaining_work, double work) const {
+bool FreeSlots::any(bool gpu_only, std::optional<double> remaining_work, double work, std::size_t kind) const {
   return choice_
       .choose([&](std::size_t d) { return !queues_[d].empty(); },
-              [&](std::size_t d) { return !gpu_only || gpu_[d]; }, remaining_work, work)
+              [&](std::size_t d) { return !gpu_only || gpu_[d]; }, remaining_work, work, kind)
       .has_value();
 }
 
 void FreeSlots::put_back_unused(Slot& slot) {
-  choice_.finished(slot.member, 0, false, slot.taken_work, slot.taken_work);
+  choice_.finished(slot.member, 0, false, slot.taken_work, slot.taken_work, slot.taken_kind);
   queues_[slot.member].push_front(&slot);
 }
 
 void FreeSlots::give_back(Slot& slot, double now_ms, bool ran, double work) {
-  choice_.finished(slot.member, now_ms - slot.acquired_ms, ran, slot.taken_work, work);
+  choice_.finished(slot.member, now_ms - slot.acquired_ms, ran, slot.taken_work, work, slot.taken_kind);
   queues_[slot.member].push_back(&slot);
 }
 

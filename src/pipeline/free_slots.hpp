@@ -26,18 +26,18 @@ class FreeSlots {
   // The member leaves the set for good; returns how many are left alive.
   std::size_t lose(std::size_t member) noexcept;
 
-  // A slot of the member expected to finish a batch of `work` units first, now its own
-  // (started at `now_ms`); nullptr when none has room. `gpu_only`: among the GPUs.
+  // A slot of the member expected to finish a batch of `work` units of `kind` first, now its
+  // own (started at `now_ms`); nullptr when none has room. `gpu_only`: among the GPUs.
   // `remaining_work`: what the run will still submit, when known (DeviceChoice::choose).
   [[nodiscard]] Slot* take(double now_ms, bool gpu_only = false, std::optional<double> remaining_work = std::nullopt,
-                           double work = 1.0);
+                           double work = 1.0, std::size_t kind = 0);
   // Whether take() with the same arguments would return a slot now.
   [[nodiscard]] bool any(bool gpu_only = false, std::optional<double> remaining_work = std::nullopt,
-                         double work = 1.0) const;
+                         double work = 1.0, std::size_t kind = 0) const;
   // A slot taken and never used: first in line again, and not counted as work done.
   void put_back_unused(Slot& slot);
   // A slot whose batch of `work` units ended at `now_ms`: its time counts toward its
-  // member's speed when the batch ran there.
+  // member's speed on the kind it was taken for, when the batch ran there.
   void give_back(Slot& slot, double now_ms, bool ran, double work = 1.0);
 
   [[nodiscard]] const DeviceChoice& choice() const noexcept { return choice_; }

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "item_validation.hpp"
 
+#include "device_choice.hpp"
+
 #include <fmt/format.h>
 
 #include <cmath>
@@ -14,6 +16,11 @@ std::string item_name(std::size_t index, const std::string& label) {
   return label.empty() ? fmt::format("item {}", index) : fmt::format("item {} ({})", index, label);
 }
 
+std::size_t kind_of(const Item& item) noexcept {
+  const bool in_range = item.work_kind >= 0 && static_cast<std::size_t>(item.work_kind) < DeviceChoice::kKinds;
+  return in_range ? static_cast<std::size_t>(item.work_kind) : 0;
+}
+
 std::size_t validate_item(const Item& item, std::size_t index, const Operation& op) {
   // The name is made only for a refusal: submit() runs this for every item.
   const auto refuse = [&](std::string_view why) {
@@ -21,6 +28,8 @@ std::size_t validate_item(const Item& item, std::size_t index, const Operation& 
   };
   if (!(item.work > 0) || !std::isfinite(item.work))
     refuse(fmt::format("work {} is not a positive finite number", item.work));
+  if (kind_of(item) != static_cast<std::size_t>(item.work_kind))
+    refuse(fmt::format("work kind {} is not in 0-{}", item.work_kind, DeviceChoice::kKinds - 1));
   if (item.produce && !item.in.empty()) refuse("give either an input span or a produce stage, not both");
   if (!item.produce && item.in.empty()) refuse("empty input");
   if (item.consume && !item.out.empty()) refuse("give either an output span or a consume stage, not both");

@@ -48,6 +48,7 @@ struct Slot {
   bool host_form = false;       // the operation's host form runs its batches (CPU, simulated GPU)
   double acquired_ms = 0;       // when its current batch took it
   double taken_work = 1;        // the work its current batch was taken for (DeviceChoice)
+  std::size_t taken_kind = 0;   // and its kind (the first item's Item::work_kind)
   std::size_t max_items = 1;
   StagingPool::Lease in_stage;  // lent from the engine's staging pool while needed
   StagingBuffer out_stage;

@@ -28,12 +28,12 @@ void measure(DeviceChoice& c, std::size_t d, double latency_ms) {
   }
 }
 
-// Runs `count` batches of `work` units on device d, each taking `latency_ms` (the device's
-// first is its warm-up).
-void run_groups(DeviceChoice& c, std::size_t d, double work, double latency_ms, int count = 1) {
+// Runs `count` batches of `work` units of `kind` on device d, each taking `latency_ms` (the
+// device's first is its warm-up).
+void run_groups(DeviceChoice& c, std::size_t d, double work, double latency_ms, int count = 1, std::size_t kind = 0) {
   for (int i = 0; i < count; ++i) {
     c.started(d, work);
-    c.finished(d, latency_ms, true, work, work);
+    c.finished(d, latency_ms, true, work, work, kind);
   }
 }
 
@@ -213,6 +213,38 @@ TEST(DeviceChoice, TheHorizonWeighsTheBatchAtHand) {
   const auto only_cpu_free = [cpu](std::size_t d) { return d == cpu; };
   EXPECT_FALSE(c.choose(only_cpu_free, every_device_allowed, 32.0, 16.0).has_value());
   EXPECT_EQ(c.choose(only_cpu_free, every_device_allowed, 32.0, 1.0), cpu);
+}
+
+// gray's mixed run: single files (kind 0) are decoded by host workers whichever device takes
+// them, so a GPU looks no faster than the CPU on them (300 ms a file against 200); on groups
+// for its JPEG engines (kind 1) it takes 25 ms a file. Measured apart, a group goes to the
+// GPU; the CPU takes one group only when it is idle, to be measured; once measured as slow
+// on groups it is left out of them near the end, while it still takes single files.
+TEST(DeviceChoice, KindsOfWorkAreMeasuredApart) {
+  DeviceChoice c;
+  const std::size_t cpu = c.add(4, State::ready), gpu = c.add(4, State::ready);
+  measure(c, cpu, 200.0);
+  run_groups(c, gpu, 1.0, 1000.0);       // the warm-up
+  run_groups(c, gpu, 1.0, 300.0, 3);     // single files
+  run_groups(c, gpu, 16.0, 400.0, 2, 1); // groups: 25 ms a file
+  EXPECT_DOUBLE_EQ(c.latency_ms(gpu, 0), 300.0);
+  EXPECT_DOUBLE_EQ(c.latency_ms(gpu, 1), 25.0);
+  EXPECT_EQ(c.latency_ms(cpu, 1), 0.0);
+  // Judged by single files the CPU would be chosen (200 ms against 300); for a group, the
+  // CPU, busy and not measured on groups, is not.
+  EXPECT_EQ(c.choose(every_device_free, every_device_allowed, std::nullopt, 1.0, 0), cpu);
+  c.started(cpu, 1.0);
+  EXPECT_EQ(c.choose(every_device_free, every_device_allowed, std::nullopt, 16.0, 1), gpu);
+  c.finished(cpu, 200.0, true, 1.0, 1.0);
+  const auto only_cpu_free = [cpu](std::size_t d) { return d == cpu; };
+  EXPECT_EQ(c.choose(only_cpu_free, every_device_allowed, std::nullopt, 16.0, 1), cpu);  // idle: measured once
+  run_groups(c, cpu, 16.0, 1600.0, 1, 1);  // 100 ms a file
+  EXPECT_DOUBLE_EQ(c.latency_ms(cpu, 1), 100.0);
+  EXPECT_DOUBLE_EQ(c.latency_ms(cpu, 0), 200.0);  // its single files' estimate unchanged
+  for (int i = 0; i < 4; ++i) c.started(gpu, 16.0);  // the GPU is full
+  EXPECT_NEAR(c.horizon_ms(32.0, 1), (64 + 32) / (4 / 100.0 + 4 / 25.0), 1e-9);
+  EXPECT_FALSE(c.choose(only_cpu_free, every_device_allowed, 32.0, 16.0, 1).has_value());
+  EXPECT_EQ(c.choose(only_cpu_free, every_device_allowed, 32.0, 1.0, 0), cpu);
 }
 
 // A GPU that joined late was measured once on a batch that carried a lane's set-up (2,000 ms

@@ -2,6 +2,7 @@
 // What submit() accepts, message by message: every rule names the item (and its label),
 // and the well-formed shapes (span to span, produce, consume, both) pass.
 
+#include "device_choice.hpp"
 #include "item_validation.hpp"
 
 #include <gtest/gtest.h>
@@ -81,6 +82,21 @@ TEST(ItemValidation, WorkIsPositiveAndFinite) {
   for (const double bad : {0.0, -1.0, std::numeric_limits<double>::infinity(), std::numeric_limits<double>::quiet_NaN()}) {
     item.work = bad;
     EXPECT_NE(verdict(item, 2, same_size()).find("item 2 (group): work"), std::string::npos) << bad;
+  }
+}
+
+TEST(ItemValidation, WorkKindIsInRange) {
+  Buffers b;
+  Item item = spans(b.in, b.out, "group");
+  for (int kind = 0; kind < static_cast<int>(DeviceChoice::kKinds); ++kind) {
+    item.work_kind = kind;
+    EXPECT_EQ(verdict(item, 0, same_size()), "accepted") << kind;
+    EXPECT_EQ(kind_of(item), static_cast<std::size_t>(kind));
+  }
+  for (const int bad : {-1, static_cast<int>(DeviceChoice::kKinds), 1000}) {
+    item.work_kind = bad;
+    EXPECT_NE(verdict(item, 2, same_size()).find("item 2 (group): work kind"), std::string::npos) << bad;
+    EXPECT_EQ(kind_of(item), 0u) << "an out-of-range kind counts as 0 until validation refuses it";
   }
 }
 

@@ -8,9 +8,9 @@
 // then decodes its images one by one another way. Wrong arguments: std::invalid_argument.
 // The state's buffers are allocated ahead, for the largest width and height reserve() or any
 // batch gave: left to nvJPEG, they were freed and allocated again as sizes changed from
-// batch to batch, and photographs of mixed sizes decoded at a quarter of the engines' rate
+// batch to batch, and photographs of mixed sizes decoded several times slower
 // (docs/gray.md). The hardware backend takes no allocator, so this is the only way around it;
-// an allocation takes about half a second, so a run reserves its largest size once.
+// allocating is slow, so a run reserves its largest size once.
 
 #include "streampipe/io/gpu_jpeg_decoder.hpp"
 

@@ -68,6 +68,9 @@ std::size_t group_size(std::size_t files, int threads, bool worker_heavy) {
   return std::clamp<std::size_t>((files + groups - 1) / groups, 1, worker_heavy ? 8 : kMaxAutoGroup);
 }
 
+// The kind of work (pipeline::Item::work_kind) of items of files nvJPEG may decode.
+constexpr int kFilesForNvjpeg = 1;
+
 // What a GPU's start costs a run with nvJPEG (its two handles; the lanes make their states
 // later, docs/gray.md) and without (a context and pools): the CPU alone finishes a shorter run.
 constexpr double kGpuStartWithNvjpegMs = 1200;
@@ -240,9 +243,12 @@ RunSummary convert(std::span<const Job> jobs, const Options& o) {
 #if defined(STREAMPIPE_HAVE_NVJPEG)
     if (gpu_stage) {
       // A group is as many units of work as it has files: the CPU, measured on single
-      // files, must not look as quick on a group of sixteen.
+      // files, must not look as quick on a group of sixteen. Files nvJPEG may decode are
+      // another kind of work than those only the host decodes (on whatever device their
+      // item runs): a GPU measured on the latter would look no faster than the CPU.
       pipeline::Item item = gpu_stage->item(items++, {first, count}, overwrite);
       item.work = static_cast<double>(count);
+      item.work_kind = !gpu_order.order.empty() && first >= gpu_order.gpu_from ? kFilesForNvjpeg : 0;
       (void)engine.submit(std::move(item));
       submitted_files = first + count;
       continue;

@@ -17,7 +17,7 @@
 //     PNG data into files: chunks and CRC-32s), writes every file.
 // A file that fails fails alone (its FileResult's `error`); the others of its group go on.
 // Each GPU's nvJPEG libraries and its JPEG engines' state (one per GPU, which its lanes take in
-// turn: one state keeps the engines as busy as four did) are made by the operation's
+// turn: four kept the engines barely busier, docs/gray.md) are made by the operation's
 // start_device, on that GPU's start thread, while the CPU already converts files; the lanes
 // make their other states on first use.
 

@@ -52,9 +52,9 @@ struct LaneCodecs {
   std::optional<Event> decoded;
 };
 
-// A GPU's JPEG engines' state, which its lanes take in turn. Its buffers are the size of the
-// run's largest file (over a GiB for 16 files of 10 Mpx) and take half a second to allocate:
-// one per GPU. The engines decode as fast from one state as from four (docs/gray.md).
+// A GPU's JPEG engines' state, which its lanes take in turn. Its buffers are sized for the
+// run's largest file, large and slow to allocate: one per GPU, since the engines decode
+// nearly as fast from one state as from four (docs/gray.md).
 struct SharedBatchState {
   std::mutex mutex;
   std::unique_ptr<io::GpuJpegBatchState> state;  // null where the GPU has no JPEG engines
