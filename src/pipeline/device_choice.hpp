@@ -24,7 +24,8 @@
 // a warm-up (modules loading, buffers growing) and is not measured. While some device is
 // measured, a device that is not yet takes one batch at a time: a slow newcomer costs one
 // batch, not a slot's worth; likewise a measured device on a kind of work it has not run
-// yet. Pure: the engine guards it with its lock.
+// yet, which near the end of a run it is judged by its slowest kind. Pure: the engine guards
+// it with its lock.
 
 #include <array>
 #include <cstddef>
@@ -82,7 +83,11 @@ class DeviceChoice {
       const double own = s.latency_ms[kind];
       const bool measured = own > 0;
       if (!measured && fastest > 0 && s.in_flight > 0) continue;  // one batch at a time until measured
-      if (measured && s.runs >= kRunsBeforeLeftOut && horizon >= 0 && work * own > horizon && own > fastest_allowed)
+      // For the horizon a kind the device has not run yet is judged by its slowest one, and
+      // only beside a device measured on it: a first try must not end the run late.
+      const double judged = measured ? own : (fastest_allowed > 0 ? s.slowest_measured() : 0);
+      if (judged > 0 && s.runs >= kRunsBeforeLeftOut && horizon >= 0 && work * judged > horizon &&
+          judged > fastest_allowed)
         continue;  // it would hold the run
       const double latency = measured ? own : (fastest > 0 ? fastest : 1.0);
       const double finish = (s.work_in_flight + work) * latency / s.slots;
@@ -124,6 +129,11 @@ class DeviceChoice {
     std::size_t runs = 0;     // batches that ran on it, the warm-up included
     // Per unit of work of each kind, exponentially weighted: recent batches count most.
     std::array<double, kKinds> latency_ms{};
+    [[nodiscard]] double slowest_measured() const noexcept {  // 0: nothing measured
+      double slowest = 0;
+      for (const double l : latency_ms) slowest = l > slowest ? l : slowest;
+      return slowest;
+    }
   };
   [[nodiscard]] double fastest_measured(std::size_t kind) const noexcept;  // 0: nothing measured
 

@@ -218,8 +218,9 @@ TEST(DeviceChoice, TheHorizonWeighsTheBatchAtHand) {
 // gray's mixed run: single files (kind 0) are decoded by host workers whichever device takes
 // them, so a GPU looks no faster than the CPU on them (300 ms a file against 200); on groups
 // for its JPEG engines (kind 1) it takes 25 ms a file. Measured apart, a group goes to the
-// GPU; the CPU takes one group only when it is idle, to be measured; once measured as slow
-// on groups it is left out of them near the end, while it still takes single files.
+// GPU; the CPU takes one group only when it is idle and the run is far from its end, to be
+// measured; once measured as slow on groups it is left out of them near the end, while it
+// still takes single files.
 TEST(DeviceChoice, KindsOfWorkAreMeasuredApart) {
   DeviceChoice c;
   const std::size_t cpu = c.add(4, State::ready), gpu = c.add(4, State::ready);
@@ -238,6 +239,12 @@ TEST(DeviceChoice, KindsOfWorkAreMeasuredApart) {
   c.finished(cpu, 200.0, true, 1.0, 1.0);
   const auto only_cpu_free = [cpu](std::size_t d) { return d == cpu; };
   EXPECT_EQ(c.choose(only_cpu_free, every_device_allowed, std::nullopt, 16.0, 1), cpu);  // idle: measured once
+  // ... but not near the end of a run: judged by its single files (200 ms a file, 3.2 s a
+  // group) it would end after the GPU's 600 ms for what is in flight and 32 files more.
+  for (int i = 0; i < 4; ++i) c.started(gpu, 16.0);
+  EXPECT_FALSE(c.choose(only_cpu_free, every_device_allowed, 32.0, 16.0, 1).has_value());
+  EXPECT_EQ(c.choose(only_cpu_free, every_device_allowed, 1000.0, 16.0, 1), cpu);
+  for (int i = 0; i < 4; ++i) c.finished(gpu, 0.0, false, 16.0, 16.0);
   run_groups(c, cpu, 16.0, 1600.0, 1, 1);  // 100 ms a file
   EXPECT_DOUBLE_EQ(c.latency_ms(cpu, 1), 100.0);
   EXPECT_DOUBLE_EQ(c.latency_ms(cpu, 0), 200.0);  // its single files' estimate unchanged
