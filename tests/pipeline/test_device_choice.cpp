@@ -3,11 +3,17 @@
 // work in proportion to each device's speed after, a slow device left out only where it
 // would hold the end of a run of known length, devices that join late one batch at a time
 // until measured, never a device that is starting, failed or lost; batches weighed by the
-// work they hold, not counted.
+// work they hold, not counted, and each kind of work measured apart (through the engine's
+// free slots too).
 
 #include "device_choice.hpp"
+#include "free_slots.hpp"
+#include "member.hpp"
 
 #include <gtest/gtest.h>
+
+#include <memory>
+#include <vector>
 
 namespace streampipe::pipeline::detail {
 namespace {
@@ -268,6 +274,30 @@ TEST(DeviceChoice, OneSlowMeasurementDoesNotLeaveADeviceOut) {
   EXPECT_EQ(c.choose(only_late_free, every_device_allowed, 64.0, 16.0), late);
   run_groups(c, late, 16.0, 2000.0, 2);
   EXPECT_FALSE(c.choose(only_late_free, every_device_allowed, 64.0, 16.0).has_value());
+}
+
+// The engine's free slots hand a batch's kind on: a slot taken for a kind of work counts its
+// time toward its member's speed on that kind, and on no other.
+TEST(FreeSlots, MeasureTheKindASlotWasTakenFor) {
+  FreeSlots free;
+  Member owner;
+  const std::size_t member = free.add_member(2, DeviceChoice::State::starting, false);
+  std::vector<std::unique_ptr<Slot>> slots;
+  for (int i = 0; i < 2; ++i) slots.push_back(std::make_unique<Slot>(i, 0, 0, owner, member, kCpuDevice, true, 1));
+  free.join(member, slots);
+  const auto take_and_give_back = [&](double now, double latency, double work, std::size_t kind) {
+    Slot* s = free.take(now, false, std::nullopt, work, kind);
+    ASSERT_NE(s, nullptr);
+    EXPECT_EQ(s->taken_kind, kind);
+    free.give_back(*s, now + latency, true, work);
+  };
+  take_and_give_back(0, 50, 1, 0);    // the warm-up
+  take_and_give_back(100, 8, 1, 0);   // 8 ms a unit of kind 0
+  take_and_give_back(200, 32, 16, 2); // 2 ms a unit of kind 2
+  EXPECT_DOUBLE_EQ(free.choice().latency_ms(member, 0), 8.0);
+  EXPECT_DOUBLE_EQ(free.choice().latency_ms(member, 2), 2.0);
+  EXPECT_EQ(free.choice().latency_ms(member, 1), 0.0);
+  EXPECT_EQ(free.choice().in_flight(member), 0u);
 }
 
 }  // namespace
