@@ -8,7 +8,7 @@
 // the blocks, and the GPU writes every symbol at its bit. The host then adds the checksums
 // and the chunks (png_file(), which may run on another thread). One encoder per stream,
 // used by one thread at a time; it keeps its device and pinned scratch between batches and
-// grows it as needed, in the stream's order (so the last stream it encoded on must outlive
+// grows it as needed, in stream order (so every stream it encoded on must outlive
 // it) and from the process's pinned pool. Wrong arguments throw std::invalid_argument; CUDA
 // failures CudaError; the destructor never throws.
 
