@@ -8,8 +8,11 @@
 // the rest on the stream, so the output (RGB, or the luma alone) is ready in stream order.
 // Every nvJPEG failure throws NvjpegError naming the call and the status (e.g.
 // NVJPEG_STATUS_BAD_JPEG); wrong arguments to decode() std::invalid_argument; the
-// destructors never throw. Batched decoding
-// on the JPEG engines: gpu_jpeg_batch.hpp; encoding: gpu_jpeg_encoder.hpp.
+// destructors never throw. The handle gives nvJPEG device memory in stream order and
+// page-locked memory from the process's pinned pool (src/io/nvjpeg_allocators.hpp): a state
+// or encoder made from it frees its buffers in the order of the streams it used, which must
+// outlive it. Batched decoding on the JPEG engines: gpu_jpeg_batch.hpp; encoding:
+// gpu_jpeg_encoder.hpp.
 
 #include "streampipe/cuda/device.hpp"
 #include "streampipe/cuda/error.hpp"
