@@ -50,8 +50,8 @@ TEST(GpuJpegDecoder, RgbMatchesLibjpegTurboWithinTolerance) {
   SP_REQUIRE_GPU();
   const Device device(0);
   const io::GpuJpegDecoder decoder(device);
+  const Stream stream(device);  // outlives the state, which frees in its order
   io::GpuJpegState state(decoder);
-  const Stream stream(device);
   struct Case {
     std::uint32_t w, h;
     int quality;

@@ -89,8 +89,8 @@ TEST(GpuJpegLuma, OneByOneMatchesLibjpegTurbosLuma) {
   SP_REQUIRE_GPU();
   const Device device(0);
   const io::GpuJpegDecoder decoder(device);
+  const Stream stream(device);  // outlives the state, which frees in its order
   io::GpuJpegState state(decoder);
-  const Stream stream(device);
   LevelDifference all;
   for (const Sample& s : gpu_samples()) {
     const io::GpuJpegInfo info = decoder.info(s.jpeg);
@@ -169,8 +169,8 @@ TEST(GpuJpegLuma, TheJpegEnginesDecodeLumaInBatches) {
   const io::GpuJpegDecoder general(device);
   Engines engines = jpeg_engines(device, general);
   if (!engines.missing.empty()) GTEST_SKIP() << engines.missing;
-  io::GpuJpegBatchState state(*engines.decoder);
   const Stream stream(device);
+  io::GpuJpegBatchState state(*engines.decoder);
   const std::vector<Sample>& batch = engines.baseline;
   ASSERT_GE(batch.size(), 8u);
   // RGB, then luma, then RGB again on one state: a change of output sets the state up again.
@@ -197,8 +197,8 @@ TEST(GpuJpegLuma, TheJpegEnginesTakeBatchesOfChangingSizes) {
     return std::size_t{i.width} * i.height;
   };
   std::stable_sort(by_size.begin(), by_size.end(), [&](const Sample& a, const Sample& b) { return pixels(a) < pixels(b); });
-  io::GpuJpegBatchState state(*engines.decoder);
   const Stream stream(device);
+  io::GpuJpegBatchState state(*engines.decoder);
   const std::size_t half = by_size.size() / 2;
   const std::span<const Sample> all(by_size);
   const std::span<const Sample> batches[] = {all.first(half), all.last(half), all.first(3), all.last(3), all};
