@@ -21,8 +21,9 @@ std::size_t DeviceChoice::alive_count() const noexcept {
   }));
 }
 
-void DeviceChoice::started(std::size_t d, double work) noexcept {
+void DeviceChoice::started(std::size_t d, double work, std::size_t kind) noexcept {
   ++devices_[d].in_flight;
+  ++devices_[d].in_flight_of[kind];
   devices_[d].work_in_flight += work;
 }
 
@@ -30,6 +31,7 @@ void DeviceChoice::finished(std::size_t d, double latency_ms, bool ran, double s
                             std::size_t kind) noexcept {
   Device& s = devices_[d];
   if (s.in_flight > 0) --s.in_flight;
+  if (s.in_flight_of[kind] > 0) --s.in_flight_of[kind];
   s.work_in_flight = s.in_flight > 0 ? std::max(0.0, s.work_in_flight - started_work) : 0.0;
   if (!ran || latency_ms <= 0 || !(work > 0)) return;
   if (s.runs++ == 0) return;  // the warm-up

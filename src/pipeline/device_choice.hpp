@@ -23,8 +23,8 @@
 // set-up), may fail to start, and may be lost for good (a sticky error). Its first batch is
 // a warm-up (modules loading, buffers growing) and is not measured. While some device is
 // measured, a device that is not yet takes one batch at a time: a slow newcomer costs one
-// batch, not a slot's worth; likewise a measured device on a kind of work it has not run
-// yet, which near the end of a run it is judged by its slowest kind. Pure: the engine guards
+// batch, not a slot's worth; likewise a device on a kind of work it has not run yet, which
+// near the end of a run it is judged by its slowest kind. Pure: the engine guards
 // it with its lock.
 
 #include <array>
@@ -82,7 +82,10 @@ class DeviceChoice {
       if (s.state != State::ready || !allowed(d) || !has_free_slot(d)) continue;
       const double own = s.latency_ms[kind];
       const bool measured = own > 0;
-      if (!measured && fastest > 0 && s.in_flight > 0) continue;  // one batch at a time until measured
+      // One batch of a kind at a time until measured on it: a newcomer while others are
+      // measured, and a device measured on other kinds only (a batch of a new kind can take
+      // much longer, or much less, than its others).
+      if (!measured && s.in_flight_of[kind] > 0 && (fastest > 0 || s.slowest_measured() > 0)) continue;
       // For the horizon a kind the device has not run yet is judged by its slowest one, and
       // only beside a device measured on it: a first try must not end the run late.
       const double judged = measured ? own : (fastest_allowed > 0 ? s.slowest_measured() : 0);
@@ -107,8 +110,8 @@ class DeviceChoice {
   // at its ready devices' rates measured on `kind` (sum of slots / L); -1 before any is.
   [[nodiscard]] double horizon_ms(double remaining_work, std::size_t kind = 0) const noexcept;
 
-  // A batch of `work` units (as choose() was told) was handed to device d.
-  void started(std::size_t d, double work = 1.0) noexcept;
+  // A batch of `work` units of `kind` (as choose() was told) was handed to device d.
+  void started(std::size_t d, double work = 1.0, std::size_t kind = 0) noexcept;
   // A batch of `kind` handed to d came back after `latency_ms`: `started_work` is what
   // started() was told, `work` what the batch turned out to hold. Only one that ran on the
   // device (`ran`) counts, and a device's first does not (its warm-up).
@@ -125,6 +128,7 @@ class DeviceChoice {
     State state = State::starting;
     int slots = 1;
     std::size_t in_flight = 0;
+    std::array<std::size_t, kKinds> in_flight_of{};  // batches in flight by kind
     double work_in_flight = 0;
     std::size_t runs = 0;     // batches that ran on it, the warm-up included
     // Per unit of work of each kind, exponentially weighted: recent batches count most.

@@ -31,7 +31,7 @@ Slot* FreeSlots::take(double now_ms, bool gpu_only, std::optional<double> remain
   if (!member) return nullptr;
   Slot* slot = queues_[*member].front();
   queues_[*member].pop_front();
-  choice_.started(*member, work);
+  choice_.started(*member, work, kind);
   slot->acquired_ms = now_ms;
   slot->taken_work = work;
   slot->taken_kind = kind;

@@ -38,7 +38,7 @@ void measure(DeviceChoice& c, std::size_t d, double latency_ms) {
 // device's first is its warm-up).
 void run_groups(DeviceChoice& c, std::size_t d, double work, double latency_ms, int count = 1, std::size_t kind = 0) {
   for (int i = 0; i < count; ++i) {
-    c.started(d, work);
+    c.started(d, work, kind);
     c.finished(d, latency_ms, true, work, work, kind);
   }
 }
@@ -258,6 +258,21 @@ TEST(DeviceChoice, KindsOfWorkAreMeasuredApart) {
   EXPECT_NEAR(c.horizon_ms(32.0, 1), (64 + 32) / (4 / 100.0 + 4 / 25.0), 1e-9);
   EXPECT_FALSE(c.choose(only_cpu_free, every_device_allowed, 32.0, 16.0, 1).has_value());
   EXPECT_EQ(c.choose(only_cpu_free, every_device_allowed, 32.0, 1.0, 0), cpu);
+}
+
+// A device measured on one kind tries another one batch at a time, even while no device is
+// measured on it: a batch of a new kind may take far longer than the device's others.
+TEST(DeviceChoice, ADeviceTriesANewKindOneBatchAtATime) {
+  DeviceChoice c;
+  const std::size_t cpu = c.add(4, State::ready), gpu = c.add(4, State::ready);
+  measure(c, cpu, 1.0);
+  measure(c, gpu, 1.5);
+  c.started(cpu, 16.0, 1);
+  c.started(gpu, 16.0, 1);
+  EXPECT_FALSE(c.choose(every_device_free, every_device_allowed, std::nullopt, 16.0, 1).has_value());
+  EXPECT_EQ(c.choose(every_device_free, every_device_allowed, std::nullopt, 1.0, 0), cpu);  // other kinds go on
+  c.finished(gpu, 32.0, true, 16.0, 16.0, 1);  // 2 ms a unit
+  EXPECT_EQ(c.choose(every_device_free, every_device_allowed, std::nullopt, 16.0, 1), gpu);
 }
 
 // A GPU that joined late was measured once on a batch that carried a lane's set-up (2,000 ms

@@ -16,6 +16,7 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <future>
 #include <map>
 #include <thread>
 
@@ -151,6 +152,58 @@ TEST(EngineMixedHost, ASlowCpuTakesItsShareAndNeverHoldsTheEnd) {
   EXPECT_LE(per_device[kCpuDevice], 24) << per_device[kCpuDevice] << " items on the CPU";
   // The CPU's last batch ended no later than one of its batches after the GPU's last.
   EXPECT_LE(cpu_end, gpu_end + 25.0) << "the CPU held the end of the run";
+}
+
+// gray's mixed run in small: single files (kind 0) look slower on the GPU than on the CPU
+// (1.5 ms against 1 ms), groups of 16 units for its engines (kind 1) are twenty times faster
+// there (2 ms against 40 ms). Measured apart, the CPU tries one group; measured as one kind
+// (every item kind 0), the CPU, quick on the single files, took 6-7 of the 30 groups (five
+// runs on a 2-core machine), each 20 times slower than on the GPU.
+std::map<int, int> groups_per_device(bool kinds_apart) {
+  using namespace std::chrono_literals;
+  Operation op;
+  op.name = "kinds";
+  op.output_bytes = [](std::size_t n) { return n; };
+  op.host = [](const Batch& b) {
+    const bool group = b.in()[0] == std::byte{1};
+    const bool cpu = b.device() == kCpuDevice;
+    std::this_thread::sleep_for(group ? (cpu ? 40000us : 2000us) : (cpu ? 1000us : 1500us));
+    std::copy_n(b.in(), b.in_bytes(), b.out());
+  };
+  EngineOptions o = cpu_and_simulated({0});
+  o.host_threads = 4;
+  Engine engine(op, o);
+  (void)engine.wait_until_started();
+  constexpr int kSingles = 60, kGroups = 30;
+  engine.expect(kSingles + kGroups);
+  std::vector<std::vector<std::byte>> in, out;
+  for (int i = 0; i < kSingles + kGroups; ++i) {
+    in.emplace_back(64, std::byte{i >= kSingles ? std::uint8_t{1} : std::uint8_t{0}});
+    out.emplace_back(64, std::byte{0});
+  }
+  std::vector<std::future<ItemResult>> futures;
+  streampipe::testing::finishes_within("the run", [&] {
+    for (int i = 0; i < kSingles + kGroups; ++i) {
+      Item item = make_item(std::span<const std::byte>(in[i]), std::span<std::byte>(out[i]));
+      item.work = i >= kSingles ? 16.0 : 1.0;
+      item.work_kind = kinds_apart && i >= kSingles ? 1 : 0;
+      futures.push_back(engine.submit(std::move(item)));
+    }
+    (void)engine.drain();
+  });
+  std::map<int, int> groups;
+  for (int i = 0; i < kSingles + kGroups; ++i) {
+    const auto r = streampipe::testing::result_within(futures[static_cast<std::size_t>(i)]);
+    EXPECT_TRUE(r && r->ok());
+    if (r && i >= kSingles) ++groups[r->device];
+  }
+  return groups;
+}
+
+TEST(EngineMixedHost, EachKindOfWorkGoesWhereItIsQuick) {
+  std::map<int, int> groups = groups_per_device(true);
+  EXPECT_EQ(groups[kCpuDevice] + groups[0], 30);
+  EXPECT_LE(groups[kCpuDevice], 3) << groups[kCpuDevice] << " of 30 groups on the CPU";
 }
 
 TEST(EngineMixedHost, AShortRunOfKnownLengthLeavesTheGpusUnstarted) {
