@@ -3,8 +3,8 @@
 // GPUs that start on threads of their own. The CPU works from the first item while a GPU
 // starts; a GPU joins late, another never starts, a third is lost mid-run, and every item
 // is still delivered once, right and in order; a slow CPU takes only what it finishes
-// sooner; a short run of known length leaves the GPUs unstarted; and a set resolves the
-// backend once.
+// sooner, and each kind of work goes where it is quick; a short run of known length leaves
+// the GPUs unstarted; and a set resolves the backend once.
 
 #include "simulated_set.hpp"
 
