@@ -266,7 +266,8 @@ int main(int argc, char** argv) {
                 out[k].channel[0] = d_out + k * slot_bytes;
                 out[k].pitch[0] = std::size_t(j.width);
               }
-              if (count != std::size_t(batch)) NVJ(nvjpegDecodeBatchedInitialize(hw, state, int(count), 1, NVJPEG_OUTPUT_Y));
+              if (count != std::size_t(batch))
+                NVJ(nvjpegDecodeBatchedInitialize(hw, state, int(count), 1, NVJPEG_OUTPUT_Y));
               const double b0 = now_ms();
               NVJ(nvjpegDecodeBatched(hw, state, data.data(), lengths.data(), out.data(), st));
               for (std::size_t k = 0; v.encode && k < count; ++k)

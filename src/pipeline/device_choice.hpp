@@ -5,12 +5,13 @@
 // group), so that a device measured on small batches is not taken to be as quick on large
 // ones, and apart for each kind of work (Item::work_kind), so that a device measured on one
 // kind is not taken to be as quick, or as slow, on another (gray's single files, decoded by
-// host workers whatever device takes them, against its groups for a GPU's JPEG engines). A device of `slots` slots whose batches take L ms per unit from taking a slot to
-// giving it back finishes slots / L units per ms; with k units in flight a batch of w more
-// is expected to be done (k + w) L / slots from now. Among the devices with a free slot the
-// batch goes to the one expected to finish it first, so under backpressure every device
-// works and each takes work in proportion to its speed (a device that finishes early frees
-// a slot early and takes the next batch).
+// host workers whatever device takes them, against its groups for a GPU's JPEG engines). A
+// device of `slots` slots whose batches take L ms per unit from taking a slot to giving it
+// back finishes slots / L units per ms; with k units in flight a batch of w more is expected
+// to be done (k + w) L / slots from now. Among the devices with a free slot the batch goes
+// to the one expected to finish it first, so under backpressure every device works and each
+// takes work in proportion to its speed (a device that finishes early frees a slot early and
+// takes the next batch).
 //
 // What would hold the run: when the run's remaining work is known (a horizon: how long the
 // set needs to finish everything left and in flight), a device whose batch would take longer
@@ -23,8 +24,8 @@
 // set-up), may fail to start, and may be lost for good (a sticky error). Its first batch is
 // a warm-up (modules loading, buffers growing) and is not measured. While some device is
 // measured, a device that is not yet takes one batch at a time: a slow newcomer costs one
-// batch, not a slot's worth; likewise a device on a kind of work it has not run yet, which
-// near the end of a run it is judged by its slowest kind. Pure: the engine guards
+// batch, not a slot's worth; likewise a device on a kind of work it has not run yet, and
+// near the end of a run such a device is judged by its slowest kind. Pure: the engine guards
 // it with its lock.
 
 #include <array>

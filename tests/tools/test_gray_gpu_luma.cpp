@@ -196,7 +196,8 @@ TEST(GpuJpegLuma, TheJpegEnginesTakeBatchesOfChangingSizes) {
     const io::GpuJpegInfo i = general.info(s.jpeg);
     return std::size_t{i.width} * i.height;
   };
-  std::stable_sort(by_size.begin(), by_size.end(), [&](const Sample& a, const Sample& b) { return pixels(a) < pixels(b); });
+  std::stable_sort(by_size.begin(), by_size.end(),
+                   [&](const Sample& a, const Sample& b) { return pixels(a) < pixels(b); });
   const Stream stream(device);
   io::GpuJpegBatchState state(*engines.decoder);
   const std::size_t half = by_size.size() / 2;
