@@ -27,7 +27,7 @@ import json
 import os
 import threading
 from dataclasses import dataclass, field
-from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence
+from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -120,6 +120,10 @@ class DeviceReport:
     start_ms: float                 # how long its start took
     batches: int
     items: int
+    # What the scheduler measured: ms per unit of work from taking a slot to giving it back,
+    # for each kind of work the C++ engine deals apart (Python's items are kind 0); 0.0 where
+    # not measured.
+    ms_per_unit: Tuple[float, ...] = ()
 
 
 class Engine:

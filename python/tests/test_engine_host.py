@@ -231,6 +231,9 @@ def test_the_cpu_beside_simulated_gpus_shares_the_items():
     assert [d.device for d in report] == ["cpu", 0, 1]
     assert all(d.state == "ready" for d in report), report
     assert sum(d.items for d in report) == len(xs)
+    # What the scheduler measured, per kind of work (Python's items are all kind 0).
+    assert all(len(d.ms_per_unit) == 4 and d.ms_per_unit[1:] == (0.0, 0.0, 0.0) for d in report), report
+    assert any(d.ms_per_unit[0] > 0 for d in report), report
     assert e.backend == "auto"
 
 

@@ -28,6 +28,8 @@
 // near the end of a run such a device is judged by its slowest kind. Pure: the engine guards
 // it with its lock.
 
+#include "streampipe/pipeline/item.hpp"
+
 #include <array>
 #include <cstddef>
 #include <optional>
@@ -41,7 +43,7 @@ class DeviceChoice {
   // Batches a device must have run (its warm-up included) before the horizon may leave it out.
   static constexpr std::size_t kRunsBeforeLeftOut = 4;
   // Kinds of work measured apart (Item::work_kind is below this).
-  static constexpr std::size_t kKinds = 4;
+  static constexpr std::size_t kKinds = kWorkKinds;
 
   // A device of `slots` slots (>= 1) joins the set in `state`; returns its position.
   std::size_t add(int slots, State state);

@@ -189,7 +189,11 @@ std::vector<DeviceReport> Engine::Impl::reports() {
   std::lock_guard lock(mutex);
   std::vector<DeviceReport> out;
   out.reserve(members.size());
-  for (const auto& m : members) out.push_back(m->report);
+  for (const auto& m : members) {
+    out.push_back(m->report);
+    for (std::size_t k = 0; k < detail::DeviceChoice::kKinds; ++k)
+      out.back().ms_per_unit[k] = free_slots.choice().latency_ms(m->position, k);
+  }
   return out;
 }
 

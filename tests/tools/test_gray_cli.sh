@@ -52,6 +52,7 @@ awk -v c="$(top command_wall_ms)" -v w="$(top wall_ms)" -v s="$(top startup_ms)"
 contains out3.json '"devices": [' "json devices"
 contains out3.json '"name": "the CPU"' "json names the CPU"
 contains out3.json '"images_per_s"' "json rate per device"
+contains out3.json '"ms_per_file": {' "json: what the scheduler measured of each member"
 contains out.txt "the CPU: " "summary line per device"
 expect 0 "the CPU alone" -- "$cli" gray -r in -o out3b --backend host --json out3b.json
 contains out3b.json '"backend": "host"' "json backend host"

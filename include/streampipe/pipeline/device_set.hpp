@@ -16,6 +16,9 @@
 // (tests of spreading, late joining and device loss without a GPU): `devices` names them
 // (empty: one, GPU 0).
 
+#include "streampipe/pipeline/item.hpp"
+
+#include <array>
 #include <cstddef>
 #include <string>
 #include <string_view>
@@ -64,6 +67,9 @@ struct DeviceReport {
   double start_ms = 0;          // how long its start took (context, pools, the operation's set-up)
   std::size_t batches = 0;      // batches it ran
   std::size_t items = 0;        // items in them
+  // What the scheduler measured: milliseconds per unit of work of each kind (Item::work_kind),
+  // from taking a slot to giving it back, recent batches weighted most; 0 where not measured.
+  std::array<double, kWorkKinds> ms_per_unit{};
 };
 
 [[nodiscard]] const char* device_state_name(DeviceReport::State s) noexcept;

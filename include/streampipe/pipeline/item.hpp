@@ -28,6 +28,9 @@ class StagingInput {
   [[nodiscard]] virtual bool runs_host_form() const noexcept = 0;
 };
 
+// Kinds of work the engine measures apart (Item::work_kind).
+inline constexpr int kWorkKinds = 4;
+
 struct Item {
   std::span<const std::byte> in;   // host input; leave empty when `produce` is set
   std::span<std::byte> out;        // host output; leave empty when `consume` is set
@@ -42,11 +45,11 @@ struct Item {
   // devices are dealt batches by their measured time per unit of work, so a device measured
   // on small items is not taken to be as quick on large ones. Positive and finite.
   double work = 1.0;
-  // Which kind of work it is, 0-3: items of one kind cost alike per unit of work, and each
-  // device is measured apart on each kind, so that a device measured on one kind is not
-  // taken to be as quick on another (gray: single files decoded by host workers whatever
-  // device takes them, 0; groups for a GPU's JPEG engines, 1). A batch is of its first
-  // item's kind.
+  // Which kind of work it is, 0 to kWorkKinds - 1: items of one kind cost alike per unit of
+  // work, and each device is measured apart on each kind, so that a device measured on one
+  // kind is not taken to be as quick on another (gray: single files decoded by host workers
+  // whatever device takes them, 0; groups for a GPU's JPEG engines, 1). A batch is of its
+  // first item's kind.
   int work_kind = 0;
 };
 
