@@ -19,8 +19,8 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <optional>
 #include <cstring>
+#include <optional>
 #include <stdexcept>
 
 namespace streampipe::io {
