@@ -70,8 +70,8 @@ Engine::Impl::Impl(Operation o, EngineOptions opt) : op(std::move(o)), options(d
   }
   workers = std::make_unique<detail::WorkerPool>(detail::host_worker_count(options));
   // One thread's memcpy moves a fraction of what the link carries: staging copies are cut
-  // into pieces spread over the workers, oldest slot first.
-  copier = std::make_unique<CopyQueue>(workers->size() - 1,
+  // into pieces spread over the workers, oldest slot first; so are host stages' own parts.
+  parts = std::make_unique<PartQueue>(workers->size() - 1,
                                        [this](std::function<void()> task) { workers->post(std::move(task)); });
   names_members_in_errors = (set.cpu ? 1u : 0u) + set.gpus.size() > 1 || set.find_gpus;
   cpu_beside_gpus = set.cpu && !set.simulated && (set.find_gpus || !set.gpus.empty());

@@ -72,7 +72,7 @@ void Engine::Impl::stage_in(Slot& slot) noexcept {
     return;
   }
   try {
-    const std::size_t bytes = detail::stage_inputs(slot, *slot.owner->staging, *copier);
+    const std::size_t bytes = detail::stage_inputs(slot, *slot.owner->staging, *parts);
     slot.stage_in_ms = clock_ms() - t0;
     if (options.record_timeline)
       timeline.add({Stage::stage_in, -1, slot.items.front()->index, slot.items.size(), t0, t0 + slot.stage_in_ms,
@@ -147,7 +147,7 @@ void Engine::Impl::stage_out(Slot& slot) noexcept {
   NvtxRange range("streampipe stage out");
   const double t0 = clock_ms();
   try {
-    const std::size_t bytes = detail::stage_outputs(slot, *copier);
+    const std::size_t bytes = detail::stage_outputs(slot, *parts);
     slot.stage_out_ms = clock_ms() - t0;
     if (options.record_timeline)
       timeline.add({Stage::stage_out, -1, slot.items.front()->index, slot.items.size(), t0, t0 + slot.stage_out_ms,

@@ -57,7 +57,7 @@ struct Engine::Impl {
   Timeline timeline;
 
   std::unique_ptr<detail::WorkerPool> workers;
-  std::unique_ptr<CopyQueue> copier;
+  std::unique_ptr<PartQueue> parts;
 
   std::mutex mutex;  // guards everything below
   std::condition_variable slot_freed;

@@ -5,13 +5,9 @@
 #include "streampipe/report/statistics.hpp"
 
 #include <algorithm>
-#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <cstring>
-#include <deque>
-#include <mutex>
-#include <memory>
 #include <thread>
 #include <vector>
 
@@ -60,8 +56,8 @@ std::size_t copy_piece_bytes(std::size_t total, int threads) noexcept {
 
 namespace {
 
-void copy_range(const CopyRange& r, CopyQueue::Store store) noexcept {
-  if (store == CopyQueue::Store::streaming)
+void copy_range(const CopyRange& r, CopyStore store) noexcept {
+  if (store == CopyStore::streaming)
     streaming_copy(r.dst, r.src, r.bytes);
   else
     std::memcpy(r.dst, r.src, r.bytes);
@@ -69,83 +65,21 @@ void copy_range(const CopyRange& r, CopyQueue::Store store) noexcept {
 
 }  // namespace
 
-struct CopyQueue::State {
-  struct Job {
-    std::vector<CopyRange> pieces;
-    Store store = Store::cached;
-    std::size_t next = 0;             // guarded by State::mutex
-    std::atomic<std::size_t> done{0};
-  };
-  std::mutex mutex;
-  std::deque<std::shared_ptr<Job>> jobs;  // in call order; a job leaves once fully claimed
-
-  // The next piece of the oldest job with pieces left; false when there is none.
-  bool claim(std::shared_ptr<Job>& job, std::size_t& piece) {
-    std::lock_guard lock(mutex);
-    while (!jobs.empty() && jobs.front()->next == jobs.front()->pieces.size()) jobs.pop_front();
-    if (jobs.empty()) return false;
-    job = jobs.front();
-    piece = job->next++;
-    return true;
-  }
-
-  // Plain stores into staging, not streaming ones: the pieces are small and the slots'
-  // staging memory is reused over and over, so it stays in the last-level cache, where the
-  // DMA engine reads it; streaming stores would push every byte out to DRAM first (measured:
-  // docs/engine.md, the "Staging" part of "What happens to an item").
-  static void run(Job& job, std::size_t piece) {
-    const CopyRange& r = job.pieces[piece];
-    copy_range(r, job.store);
-    job.done.fetch_add(1, std::memory_order_release);
-  }
-
-  void help() {
-    std::shared_ptr<Job> job;
-    std::size_t piece = 0;
-    while (claim(job, piece)) run(*job, piece);
-  }
-};
-
-CopyQueue::CopyQueue(int helpers, Spawn spawn)
-    : helpers_(std::max(helpers, 0)), spawn_(std::move(spawn)), state_(std::make_shared<State>()) {}
-
-CopyQueue::~CopyQueue() = default;
-
-void CopyQueue::copy(std::span<const CopyRange> ranges, Store store) {
+void copy_ranges(PartQueue& parts, std::span<const CopyRange> ranges, CopyStore store) {
   std::size_t total = 0;
   for (const auto& r : ranges) total += r.bytes;
-  if (total < kParallelCopyMin || helpers_ == 0) {
+  if (total < kParallelCopyMin || parts.helpers() == 0) {
     for (const auto& r : ranges) copy_range(r, store);
     return;
   }
-  const std::size_t piece = copy_piece_bytes(total, helpers_ + 1);
-  auto job = std::make_shared<State::Job>();
-  job->store = store;
-  job->pieces.reserve(total / piece + ranges.size());
+  const std::size_t piece = copy_piece_bytes(total, parts.helpers() + 1);
+  std::vector<CopyRange> pieces;
+  pieces.reserve(total / piece + ranges.size());
   for (const auto& r : ranges)
     for (std::size_t off = 0; off < r.bytes; off += piece)
-      job->pieces.push_back({static_cast<std::byte*>(r.dst) + off, static_cast<const std::byte*>(r.src) + off,
-                             std::min(piece, r.bytes - off)});
-  const std::size_t pieces = job->pieces.size();
-  {
-    std::lock_guard lock(state_->mutex);
-    state_->jobs.push_back(job);
-  }
-  const auto n_helpers = std::min<std::size_t>(static_cast<std::size_t>(helpers_), pieces - 1);
-  for (std::size_t h = 0; h < n_helpers; ++h) spawn_([state = state_] { state->help(); });
-  // Older calls' pieces first: this call's own pieces are claimed in turn.
-  for (;;) {
-    {
-      std::lock_guard lock(state_->mutex);
-      if (job->next == pieces) break;
-    }
-    std::shared_ptr<State::Job> j;
-    std::size_t p = 0;
-    if (!state_->claim(j, p)) break;
-    State::run(*j, p);
-  }
-  // Only pieces already being copied by other threads remain.
-  while (job->done.load(std::memory_order_acquire) < pieces) std::this_thread::yield();
+      pieces.push_back({static_cast<std::byte*>(r.dst) + off, static_cast<const std::byte*>(r.src) + off,
+                        std::min(piece, r.bytes - off)});
+  parts.run(pieces.size(), [&](std::size_t k) { copy_range(pieces[k], store); });
 }
 
 std::vector<HostCopyFigure> measure_host_copy(std::size_t bytes, int threads, int runs) {

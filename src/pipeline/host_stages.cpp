@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "host_stages.hpp"
 
+#include "parts_scope.hpp"
+
 #include <fmt/format.h>
 
 #include <stdexcept>
@@ -35,8 +37,9 @@ class SlotStagingInput final : public StagingInput {
   bool allocated_ = false;
 };
 
-void run_produce(Slot& slot, ItemState& it, ItemPlacement& place, StagingPool& pool) {
+void run_produce(Slot& slot, ItemState& it, ItemPlacement& place, StagingPool& pool, PartQueue& parts) {
   SlotStagingInput input(slot, place, pool);
+  const PartsScope scope(parts);
   try {
     it.item.produce(input);
     if (!input.allocated()) throw std::logic_error("produce() did not allocate its input");
@@ -50,24 +53,28 @@ void run_produce(Slot& slot, ItemState& it, ItemPlacement& place, StagingPool& p
 
 }  // namespace
 
-std::size_t stage_inputs(Slot& slot, StagingPool& pool, CopyQueue& copier) {
+std::size_t stage_inputs(Slot& slot, StagingPool& pool, PartQueue& parts) {
   std::size_t bytes = 0;
   slot.host_copies.clear();
   for (std::size_t k = 0; k < slot.items.size(); ++k) {
     ItemState& it = *slot.items[k];
     ItemPlacement& place = slot.layout[k];
     if (it.item.produce) {
-      run_produce(slot, it, place, pool);
+      run_produce(slot, it, place, pool, parts);
     } else if (place.stage_in) {
       slot.host_copies.push_back({slot.in_stage.data + place.in_offset, place.in, place.in_bytes});
     }
     bytes += place.in_bytes;
   }
-  copier.copy(slot.host_copies, CopyQueue::Store::cached);
+  // Plain stores into staging, not streaming ones: the pieces are small and the slots'
+  // staging memory is reused over and over, so it stays in the last-level cache, where the
+  // DMA engine reads it; streaming stores would push every byte out to DRAM first (measured:
+  // docs/engine.md, the "Staging" part of "What happens to an item").
+  copy_ranges(parts, slot.host_copies, CopyStore::cached);
   return bytes;
 }
 
-std::size_t stage_outputs(Slot& slot, CopyQueue& copier) {
+std::size_t stage_outputs(Slot& slot, PartQueue& parts) {
   std::size_t bytes = 0;
   slot.host_copies.clear();
   for (std::size_t k = 0; k < slot.items.size(); ++k) {
@@ -77,6 +84,7 @@ std::size_t stage_outputs(Slot& slot, CopyQueue& copier) {
     const std::span<const std::byte> out(slot.out_stage.data() + place.out_offset, place.out_bytes);
     bytes += place.out_bytes;
     if (it.item.consume) {
+      const PartsScope scope(parts);
       try {
         it.item.consume(out);
       } catch (...) {
@@ -86,7 +94,7 @@ std::size_t stage_outputs(Slot& slot, CopyQueue& copier) {
       slot.host_copies.push_back({it.item.out.data(), out.data(), out.size()});
     }
   }
-  copier.copy(slot.host_copies, CopyQueue::Store::streaming);
+  copy_ranges(parts, slot.host_copies, CopyStore::streaming);
   return bytes;
 }
 

@@ -12,9 +12,11 @@
 namespace {
 
 using streampipe::pipeline::copy_piece_bytes;
-using streampipe::pipeline::CopyQueue;
+using streampipe::pipeline::copy_ranges;
+using streampipe::pipeline::CopyStore;
 using streampipe::pipeline::CopyRange;
 using streampipe::pipeline::kParallelCopyMin;
+using streampipe::pipeline::PartQueue;
 
 // Runs spawned tasks on real threads, joined when the test is done with it.
 struct ThreadSpawner {
@@ -41,7 +43,7 @@ std::vector<std::uint8_t> random_bytes(std::size_t n, unsigned seed) {
 }
 
 void check_copies(const std::vector<std::size_t>& sizes, int helpers, bool expect_helpers,
-                  CopyQueue::Store store = CopyQueue::Store::cached) {
+                  CopyStore store = CopyStore::cached) {
   std::vector<std::vector<std::uint8_t>> src, dst;
   std::vector<CopyRange> ranges;
   for (std::size_t i = 0; i < sizes.size(); ++i) {
@@ -52,8 +54,8 @@ void check_copies(const std::vector<std::size_t>& sizes, int helpers, bool expec
   for (std::size_t i = 0; i < sizes.size(); ++i) ranges.push_back({dst[i].data() + 1, src[i].data(), sizes[i]});
   ThreadSpawner pool;
   {
-    CopyQueue queue(helpers, pool.spawner());
-    queue.copy(ranges, store);
+    PartQueue parts(helpers, pool.spawner());
+    copy_ranges(parts, ranges, store);
   }
   for (std::size_t i = 0; i < sizes.size(); ++i) {
     ASSERT_EQ(dst[i][0], 0xee) << "range " << i;
@@ -71,14 +73,14 @@ TEST(HostCopy, ManyRangesOfOddSizesSplitOverHelpers) {
   // One item the size of an RGB 1080p image, then a batch of uneven arrays with an empty one.
   check_copies({1920 * 1080 * 3}, 7, true);
   check_copies({1'000'003, 0, 777'777, 65'537, 3, 2'500'001}, 5, true);
-  check_copies({1'000'003, 0, 777'777, 65'537, 3, 2'500'001}, 5, true, CopyQueue::Store::streaming);
+  check_copies({1'000'003, 0, 777'777, 65'537, 3, 2'500'001}, 5, true, CopyStore::streaming);
 }
 
 TEST(HostCopy, SmallTotalsAndNoHelpersCopyOnTheCaller) {
   check_copies({kParallelCopyMin - 1}, 8, false);
   check_copies({100, 200, 300}, 8, false);
   check_copies({3'000'000, 1'000'001}, 0, false);
-  check_copies({3'000'000, 1'000'001}, 0, false, CopyQueue::Store::streaming);
+  check_copies({3'000'000, 1'000'001}, 0, false, CopyStore::streaming);
   check_copies({}, 4, false);
 }
 
@@ -86,7 +88,7 @@ TEST(HostCopy, ConcurrentCallersEachGetTheirOwnRangesCopied) {
   // Four stagers share one queue (as the engine's slots do): pieces of all of them interleave
   // on the helpers, and each call returns only when its own ranges are complete.
   ThreadSpawner pool;
-  CopyQueue queue(3, pool.spawner());
+  PartQueue parts(3, pool.spawner());
   constexpr int kCallers = 4;
   std::vector<std::vector<std::uint8_t>> src, dst;
   for (int c = 0; c < kCallers; ++c) {
@@ -100,7 +102,7 @@ TEST(HostCopy, ConcurrentCallersEachGetTheirOwnRangesCopied) {
       for (int round = 0; round < 5; ++round) {
         std::fill(dst[c].begin(), dst[c].end(), std::uint8_t{0});
         const CopyRange r{dst[c].data(), src[c].data(), src[c].size()};
-        queue.copy(std::span(&r, 1), c % 2 ? CopyQueue::Store::streaming : CopyQueue::Store::cached);
+        copy_ranges(parts, std::span(&r, 1), c % 2 ? CopyStore::streaming : CopyStore::cached);
         complete_on_return[c] += dst[c] == src[c] ? 1 : 0;
       }
     });

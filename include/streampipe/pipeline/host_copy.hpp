@@ -2,9 +2,11 @@
 #pragma once
 // Host-side copies into and out of pinned staging memory. Staging pageable data is the
 // pipeline's host bottleneck: one thread's memcpy reaches a fraction of the PCIe link, so
-// a slot's copies are cut into pieces spread over worker threads (CopyQueue). Copies into
+// a slot's copies are cut into pieces spread over worker threads (copy_ranges). Copies into
 // staging use plain stores, which keep the reused staging memory in the last-level cache
 // where the DMA engine reads it; copies out to the caller's memory use streaming stores.
+
+#include "streampipe/pipeline/parts.hpp"
 
 #include <cstddef>
 #include <functional>
@@ -23,41 +25,23 @@ struct CopyRange {
   std::size_t bytes = 0;
 };
 
-// Copies ranges for many callers at once, oldest call first. Each call's ranges are cut
-// into pieces small enough that every thread gets about two, and every thread that takes
-// part (callers and spawned helpers alike) copies the next piece of the OLDEST unfinished
-// call: one slot's staging then runs on all the threads and finishes before the next
-// slot's, instead of eight slots crawling side by side and all finishing late (the lane
-// waiting for its slot sees the sum of them). A call returns once its own pieces are copied.
-// Below kParallelCopyMin bytes, or with no helpers, the caller copies alone: waking helpers
-// would cost more than it saves.
+// Below this many bytes a call's ranges are copied by the caller alone: waking helpers would
+// cost more than it saves.
 inline constexpr std::size_t kParallelCopyMin = std::size_t{512} << 10;
 
-class CopyQueue {
- public:
-  using Spawn = std::function<void(std::function<void()>)>;
-  // `helpers`: at most this many extra threads per call, obtained through `spawn`.
-  CopyQueue(int helpers, Spawn spawn);
-  ~CopyQueue();
-  CopyQueue(const CopyQueue&) = delete;
-  CopyQueue& operator=(const CopyQueue&) = delete;
+// How the destination is written. `cached` (plain stores) for pinned staging that the DMA
+// engine reads next: it stays in the last-level cache. `streaming` (non-temporal stores) for
+// the caller's pageable output: nothing reads it soon, and plain stores would first read
+// every destination line from DRAM.
+enum class CopyStore { cached, streaming };
 
-  // How the destination is written. `cached` (plain stores) for pinned staging that the DMA
-  // engine reads next: it stays in the last-level cache. `streaming` (non-temporal stores)
-  // for the caller's pageable output: nothing reads it soon, and plain stores would first
-  // read every destination line from DRAM.
-  enum class Store { cached, streaming };
-  void copy(std::span<const CopyRange> ranges, Store store);
+// Copies `ranges` and returns once they are copied. From kParallelCopyMin bytes they are cut
+// into pieces small enough that every thread of `parts` gets about two, run as parts (oldest
+// call first: one slot's staging runs on all the threads and finishes before the next
+// slot's, instead of eight slots crawling side by side and all finishing late).
+void copy_ranges(PartQueue& parts, std::span<const CopyRange> ranges, CopyStore store);
 
-  struct State;
-
- private:
-  int helpers_;
-  Spawn spawn_;
-  std::shared_ptr<State> state_;  // shared: a helper may run after its call returned
-};
-
-// The piece size CopyQueue uses for `total` bytes over `threads` threads: about
+// The piece size copy_ranges uses for `total` bytes over `threads` threads: about
 // total / (2 * threads), within [128 KiB, 2 MiB], a multiple of 4 KiB.
 [[nodiscard]] std::size_t copy_piece_bytes(std::size_t total, int threads) noexcept;
 
