@@ -24,13 +24,13 @@
 namespace streampipe::tools::gray::detail {
 namespace {
 
-// The lane's RGB buffer holds at least `bytes`. Growing waits for the lane's earlier work,
-// which may still read the old buffer (only for the first group, or a larger one).
-void reserve_rgb(LaneCodecs& lane, const Device& device, std::size_t bytes, StreamRef stream) {
-  if (lane.rgb.size() >= bytes) return;
+// One of the lane's buffers holds at least `bytes`. Growing waits for the lane's earlier
+// work, which may still read the old buffer (only for the first group, or a larger one).
+void reserve(DeviceBuffer<std::uint8_t>& buffer, const Device& device, std::size_t bytes, StreamRef stream) {
+  if (buffer.size() >= bytes) return;
   stream.synchronize();
-  lane.rgb.reset();
-  lane.rgb = DeviceBuffer<std::uint8_t>(device, bytes);
+  buffer.reset();
+  buffer = DeviceBuffer<std::uint8_t>(device, bytes);
 }
 
 // nvJPEG refused the file: decode it on the host (as --decode cpu would, with the same
@@ -108,9 +108,22 @@ void GpuStage::Impl::run_lane(const pipeline::Batch& b) {
   const Device device(b.device());
   const StreamRef stream = b.stream();
   const auto* in = b.in_as<const std::uint8_t>(0);
-  auto* out = b.out_as<std::uint8_t>(0);
-  // JPEGs decoded to their luma go straight into the group's output; to RGB, into the lane's
-  // RGB buffer, whose luma the kernel then takes.
+  // The group's gray images: in its output, or, when this lane encodes them, in the lane's
+  // own buffer (produce declared a token output: only the encoded files go back).
+  std::uint8_t* out = b.out_as<std::uint8_t>(0);
+  const bool encodes_here = output_is_token(false);
+  if (encodes_here) {
+    std::size_t gray_bytes = 0;
+    for (std::size_t k = 0; k < count; ++k) {
+      const FileResult& f = files[first + k];
+      const Ticket& t = tickets[first + k];
+      if (t.ok()) gray_bytes = std::max(gray_bytes, t.out_offset + std::size_t{f.width} * f.height);
+    }
+    reserve(lane.gray, device, gray_bytes, stream);
+    out = lane.gray.data();
+  }
+  // JPEGs decoded to their luma go straight into the group's gray images; to RGB, into the
+  // lane's RGB buffer, whose luma the kernel then takes.
   const io::GpuJpegOutput output = options.jpeg_luma ? io::GpuJpegOutput::luma : io::GpuJpegOutput::rgb;
 
   std::vector<std::size_t> rgb_at(count);
@@ -121,7 +134,7 @@ void GpuStage::Impl::run_lane(const pipeline::Batch& b) {
     rgb_at[k] = rgb_bytes;
     rgb_bytes = align_up(rgb_bytes + std::size_t{f.width} * f.height * 3);
   }
-  if (rgb_bytes > 0) reserve_rgb(lane, device, rgb_bytes, stream);
+  if (rgb_bytes > 0) reserve(lane.rgb, device, rgb_bytes, stream);
   const auto decoded_at = [&](std::size_t k) {
     return output == io::GpuJpegOutput::luma ? out + tickets[first + k].out_offset : lane.rgb.data() + rgb_at[k];
   };
@@ -252,6 +265,18 @@ void GpuStage::Impl::run_lane(const pipeline::Batch& b) {
       t.encoded = {};
     }
   }
+  // What nvJPEG's encoder refused, the host encodes: its gray image goes back on its own.
+  bool copied_back = false;
+  for (std::size_t k = 0; k < count; ++k) {
+    const FileResult& f = files[first + k];
+    Ticket& t = tickets[first + k];
+    if (!t.ok() || !t.encoded.empty()) continue;
+    t.gray.resize(std::size_t{f.width} * f.height);
+    SP_CUDA_CHECK(cudaMemcpyAsync(t.gray.data(), out + t.out_offset, t.gray.size(), cudaMemcpyDeviceToHost,
+                                  stream.handle()));
+    copied_back = true;
+  }
+  if (copied_back) stream.synchronize();
 }
 
 }  // namespace streampipe::tools::gray::detail

@@ -7,6 +7,7 @@
 #include "file_io.hpp"
 
 #include "streampipe/io/jpeg_header.hpp"
+#include "streampipe/pipeline/parts.hpp"
 #include "streampipe/tools/gray/decode.hpp"
 #include "streampipe/tools/gray/pixels.hpp"
 
@@ -15,15 +16,8 @@
 #include <cstring>
 #include <exception>
 #include <stdexcept>
-#include <system_error>
-#include <thread>
 
 namespace streampipe::tools::gray::detail {
-namespace {
-
-// Each file of a group starts on its own 256-byte boundary in the staged input and the output.
-}  // namespace
-
 GpuStage::Impl::Impl(const GpuStageSetup& s, std::span<FileResult> f, const Options& o)
     : setup(s), files(f), options(o), tickets(f.size()), items(f.size()) {
   if (setup.group == 0) throw std::invalid_argument("gray's GPU stage needs a group size");
@@ -82,8 +76,9 @@ void GpuStage::Impl::produce(std::size_t item, pipeline::StagingInput& staging) 
   const bool gpu_decodes = setup.decode && !staging.runs_host_form();
   std::vector<std::vector<std::byte>> jpegs(count);
   std::vector<io::Image> images(count);
-  std::size_t in_bytes = 0, out_bytes = 0;
-  for (std::size_t k = 0; k < count; ++k) {
+  // A file per part: the engine's idle host workers read and decode some of the group's
+  // files while this one does the rest (a group decoded for the CPU is most of its work).
+  pipeline::run_parts(count, [&](std::size_t k) {
     FileResult& f = files[first + k];
     Ticket& t = tickets[first + k];
     try {
@@ -111,16 +106,21 @@ void GpuStage::Impl::produce(std::size_t item, pipeline::StagingInput& staging) 
     } catch (...) {
       f.error = current_error(f.input);
       t.kind = Ticket::Kind::failed;
-      continue;
     }
+  });
+  std::size_t in_bytes = 0, out_bytes = 0;
+  for (std::size_t k = 0; k < count; ++k) {
+    const FileResult& f = files[first + k];
+    Ticket& t = tickets[first + k];
+    if (!t.ok()) continue;
     t.in_offset = in_bytes;
     in_bytes = align_up(in_bytes + t.in_bytes);
     t.out_offset = out_bytes;
     out_bytes = align_up(out_bytes + std::size_t{f.width} * f.height);
   }
   if (in_bytes == 0) throw std::runtime_error("no file of its group could be read");
-  const std::span<std::byte> in = staging.allocate(in_bytes, out_bytes);
-  for (std::size_t k = 0; k < count; ++k) {
+  const std::span<std::byte> in = staging.allocate(in_bytes, output_is_token(staging.runs_host_form()) ? 1 : out_bytes);
+  pipeline::run_parts(count, [&](std::size_t k) {
     Ticket& t = tickets[first + k];
     std::byte* at = in.data() + t.in_offset;
     if (t.kind == Ticket::Kind::jpeg) {
@@ -129,18 +129,21 @@ void GpuStage::Impl::produce(std::size_t item, pipeline::StagingInput& staging) 
     } else if (t.ok()) {
       stage(images[k], {reinterpret_cast<std::uint8_t*>(at), t.in_bytes});
     }
-  }
+  });
 }
 
 void GpuStage::Impl::consume(std::size_t item, std::span<const std::byte> out, host::Overwrite overwrite) {
   const auto [first, count] = files_of(item);
-  for (std::size_t k = 0; k < count; ++k) {
+  // A file per part, as in produce: encoding a group on one worker held the run's end.
+  pipeline::run_parts(count, [&](std::size_t k) {
     FileResult& f = files[first + k];
     Ticket& t = tickets[first + k];
-    if (!t.ok() || !f.error.empty()) continue;
+    if (!t.ok() || !f.error.empty()) return;
     try {
       const std::size_t pixels = std::size_t{f.width} * f.height;
-      const auto* gray = reinterpret_cast<const std::uint8_t*>(out.data() + t.out_offset);
+      const auto* gray = !t.gray.empty() ? t.gray.data() : reinterpret_cast<const std::uint8_t*>(out.data() + t.out_offset);
+      if (t.gray.empty() && t.encoded.empty() && t.png.zlib.empty() && out.size() < t.out_offset + pixels)
+        throw std::logic_error("gray: a file the GPU was to encode has no encoded data");
       write_output(f,
                    !t.encoded.empty()    ? std::move(t.encoded)
                    : !t.png.zlib.empty() ? io::png_file(t.png)
@@ -151,7 +154,8 @@ void GpuStage::Impl::consume(std::size_t item, std::span<const std::byte> out, h
     }
     t.encoded = {};
     t.png = {};
-  }
+    t.gray = {};
+  });
 }
 
 GpuStage::GpuStage(const GpuStageSetup& setup, std::span<FileResult> files, const Options& options)

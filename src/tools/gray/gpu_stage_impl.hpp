@@ -35,6 +35,9 @@ struct Ticket {
   std::size_t out_offset = 0;
   bool baseline = false;               // jpeg: may go to the JPEG engines
   std::vector<std::byte> encoded;      // the output file when nvJPEG encoded it
+  // Its gray image, copied back for the host to encode: the GPU was to encode it (the group's
+  // staged output then holds nothing) and nvJPEG's encoder refused it.
+  std::vector<std::uint8_t> gray;
   io::PngStream png;                   // the output's compressed data when the GPU encoded it as PNG
   [[nodiscard]] bool ok() const noexcept { return kind != Kind::failed; }
 };
@@ -45,6 +48,9 @@ struct LaneCodecs {
   std::vector<std::unique_ptr<io::GpuJpegEncoder>> encoders;  // one per file of a group
   std::unique_ptr<io::GpuPngEncoder> png;            // PNG outputs encoded on the GPU
   DeviceBuffer<std::uint8_t> rgb;                    // the group's JPEGs decoded to RGB (not to luma)
+  // The group's gray images when the GPU encodes them: only the encoded files go back to the
+  // host, so the group's output (pinned staging and its copy back) would be wasted.
+  DeviceBuffer<std::uint8_t> gray;
   PinnedBuffer<std::uint8_t> host_gray;              // a file nvJPEG refused: its gray image, made on the host
   std::optional<Event> uploaded;                     // the last upload from host_gray has finished
   // The lane's last group has been decoded: nvJPEG's states hold that group's bitstreams and
@@ -88,6 +94,9 @@ struct GpuStage::Impl {
 
   Impl(const GpuStageSetup& s, std::span<FileResult> f, const Options& o);
 
+  // Where a group's gray images go on a GPU: its output, unless the GPU encodes them
+  // (LaneCodecs::gray); then the output is a token, as produce declared it.
+  [[nodiscard]] bool output_is_token(bool host_form) const noexcept { return setup.encode && !host_form; }
   // The GPU encodes PNG outputs (GpuPngEncoder) rather than JPEG ones (nvJPEG).
   [[nodiscard]] bool encodes_png() const noexcept { return setup.encode && options.format == io::ImageFormat::png; }
   Impl(const Impl&) = delete;
