@@ -24,6 +24,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <memory>
 #include <mutex>
@@ -71,9 +72,10 @@ std::size_t group_size(std::size_t files, int threads, bool worker_heavy) {
 // The kind of work (pipeline::Item::work_kind) of items of files nvJPEG may decode.
 constexpr int kFilesForNvjpeg = 1;
 
-// What a GPU's start costs a run with nvJPEG (its two handles; the lanes make their states
-// later, docs/gray.md) and without (a context and pools): the CPU alone finishes a shorter run.
-constexpr double kGpuStartWithNvjpegMs = 1200;
+// What a GPU's start costs a run with nvJPEG (its two handles and the JPEG engines' buffers,
+// beside busy host workers; and its tear-down, which the command waits for at its end:
+// docs/gray.md) and without (a context and pools): the CPU alone finishes a shorter run.
+constexpr double kGpuStartWithNvjpegMs = 2000;
 constexpr double kGpuStartMs = 500;
 
 void check_options(const Options& o) {
@@ -212,7 +214,11 @@ RunSummary convert(std::span<const Job> jobs, const Options& o) {
   };
   std::mutex progress_mutex;
   std::size_t finished = 0;
+  // Items submitted as groups for a GPU and not yet delivered (the submit loop below).
+  std::atomic<std::size_t> groups_in_flight{0};
+  std::vector<char> item_for_gpu(jobs.size(), 0);  // written before its item's submit
   eo.on_complete = [&](const pipeline::ItemResult& r) {
+    if (item_for_gpu.at(r.index) != 0) --groups_in_flight;
     std::lock_guard lock(progress_mutex);
     const auto [first, count] = first_file_of(r.index);
     for (std::size_t i = first; i < first + count; ++i) {
@@ -237,31 +243,51 @@ RunSummary convert(std::span<const Job> jobs, const Options& o) {
   // A stop cancels what has not reached a lane and wakes a submit waiting for a slot; the
   // loop then submits nothing more. Declared after the engine, so it is gone before it.
   const std::stop_callback cancel_on_stop(o.stop, [&engine] { engine.cancel(); });
-  std::size_t items = 0, submitted_files = 0;
-  for (std::size_t first = 0, count = 1; first < jobs.size() && !o.stop.stop_requested(); first += count) {
-    count = engine.gpus_ready() > 0 && first >= gpu_order.gpu_from ? std::min(per_item, jobs.size() - first) : 1;
+  // Two cursors: the files only the host decodes, [0, gpu_from), one per item; and the rest,
+  // one per item until a GPU has joined, then in groups. Once a GPU has joined, groups go
+  // between the host's files, two in flight per GPU lane (one on the lane, one staged): a
+  // GPU that joins while the CPU still has files of its own starts on the groups at once,
+  // rather than after them, and the host's files keep the other slots.
+  const std::size_t gpu_from = gpu_order.order.empty() ? 0 : gpu_order.gpu_from;
+  std::size_t next_host = 0, next_rest = gpu_from, items = 0;
+  const std::size_t groups_per_gpu = 2 * static_cast<std::size_t>(eo.lanes);
+  while ((next_host < gpu_from || next_rest < jobs.size()) && !o.stop.stop_requested()) {
+    const std::size_t gpus = engine.gpus_ready();
+    const bool group_now = gpus > 0 && next_rest < jobs.size() &&
+                           (next_host == gpu_from || groups_in_flight.load() < gpus * groups_per_gpu);
+    std::size_t first = 0, count = 1;
+    if (group_now || next_host == gpu_from) {
+      first = next_rest;
+      count = gpus > 0 ? std::min(per_item, jobs.size() - first) : 1;
+      next_rest += count;
+    } else {
+      first = next_host++;
+    }
 #if defined(STREAMPIPE_HAVE_NVJPEG)
     if (gpu_stage) {
       // A group is as many units of work as it has files: the CPU, measured on single
       // files, must not look as quick on a group of sixteen. Files nvJPEG may decode are
       // another kind of work than those only the host decodes (on whatever device their
       // item runs): a GPU measured on the latter would look no faster than the CPU.
+      const bool for_gpu = first >= gpu_from && gpus > 0;
+      item_for_gpu[items] = for_gpu ? 1 : 0;
+      if (for_gpu) ++groups_in_flight;
       pipeline::Item item = gpu_stage->item(items++, {first, count}, overwrite);
       item.work = static_cast<double>(count);
-      item.work_kind = !gpu_order.order.empty() && first >= gpu_order.gpu_from ? kFilesForNvjpeg : 0;
+      item.work_kind = !gpu_order.order.empty() && first >= gpu_from ? kFilesForNvjpeg : 0;
       (void)engine.submit(std::move(item));
-      submitted_files = first + count;
       continue;
     }
 #endif
     item_file[items++] = first;
     (void)engine.submit(file_item(summary.files[first], o, overwrite));
-    submitted_files = first + count;
   }
   engine.drain();
-  for (std::size_t i = submitted_files; i < jobs.size(); ++i) {
-    summary.files[i].cancelled = true;
-    summary.files[i].error = fmt::format("{}: not started: the run was stopped", jobs[i].input.string());
+  for (std::size_t i = 0; i < jobs.size(); ++i) {
+    if ((i < gpu_from ? i >= next_host : i >= next_rest)) {
+      summary.files[i].cancelled = true;
+      summary.files[i].error = fmt::format("{}: not started: the run was stopped", jobs[i].input.string());
+    }
   }
   // Each output's write-back started as it was written; the fsyncs now mostly find it done,
   // where an fsync per file on its worker held the worker (docs/gray.md).
