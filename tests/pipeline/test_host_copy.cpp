@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "streampipe/pipeline/host_copy.hpp"
+#include "support/thread_spawner.hpp"
 
 #include <gtest/gtest.h>
 
@@ -18,22 +19,7 @@ using streampipe::pipeline::CopyRange;
 using streampipe::pipeline::kParallelCopyMin;
 using streampipe::pipeline::PartQueue;
 
-// Runs spawned tasks on real threads, joined when the test is done with it.
-struct ThreadSpawner {
-  std::mutex mutex;
-  std::vector<std::thread> threads;
-  int spawned = 0;
-  ~ThreadSpawner() {
-    for (auto& t : threads) t.join();
-  }
-  auto spawner() {
-    return [this](std::function<void()> task) {
-      std::lock_guard lock(mutex);
-      ++spawned;
-      threads.emplace_back(std::move(task));
-    };
-  }
-};
+using streampipe::testing::ThreadSpawner;
 
 std::vector<std::uint8_t> random_bytes(std::size_t n, unsigned seed) {
   std::mt19937 rng(seed);

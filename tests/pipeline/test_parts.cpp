@@ -5,6 +5,7 @@
 
 #include "streampipe/pipeline/engine.hpp"
 #include "streampipe/pipeline/parts.hpp"
+#include "support/thread_spawner.hpp"
 
 #include <gtest/gtest.h>
 
@@ -20,22 +21,7 @@
 namespace streampipe::pipeline {
 namespace {
 
-// Runs spawned tasks on real threads, joined when the test is done with it.
-struct ThreadSpawner {
-  std::mutex mutex;
-  std::vector<std::thread> threads;
-  int spawned = 0;
-  ~ThreadSpawner() {
-    for (auto& t : threads) t.join();
-  }
-  auto spawner() {
-    return [this](std::function<void()> task) {
-      std::lock_guard lock(mutex);
-      ++spawned;
-      threads.emplace_back(std::move(task));
-    };
-  }
-};
+using streampipe::testing::ThreadSpawner;
 
 TEST(PartQueue, EveryPartRunsOnceOnTheCallerAndItsHelpers) {
   ThreadSpawner pool;
@@ -137,18 +123,28 @@ TEST(RunParts, OutsideAnEngineThePartsRunInTurnOnTheCaller) {
   EXPECT_EQ(order, (std::vector<std::size_t>{0, 1, 2, 3, 4}));
 }
 
-TEST(RunParts, AHostStagesPartsRunOnTheEnginesIdleWorkers) {
-  // One item whose produce and consume each have eight slow parts, on an engine of four
-  // idle workers: the parts run on more than the stage's own worker, and every one runs.
+// The engine's operation in these tests: the input copied to the output, on the CPU.
+Operation copy_operation() {
   Operation op;
   op.name = "copy";
   op.host = [](const Batch& b) { std::memcpy(b.out(), b.in(), b.in_bytes()); };
+  return op;
+}
+
+EngineOptions four_workers() {
   EngineOptions o;
   o.backend = Backend::host;
+  o.host_threads = 4;
+  return o;
+}
+
+TEST(RunParts, AHostStagesPartsRunOnTheEnginesIdleWorkers) {
+  // One item whose produce and consume each have eight slow parts, on an engine of four
+  // idle workers: the parts run on more than the stage's own worker, and every one runs.
+  EngineOptions o = four_workers();
   o.lanes = 1;
   o.depth = 1;
-  o.host_threads = 4;
-  Engine engine(op, o);
+  Engine engine(copy_operation(), o);
   std::mutex mutex;
   std::set<std::thread::id> produce_threads, consume_threads;
   std::vector<std::byte> result;
@@ -181,13 +177,7 @@ TEST(RunParts, AHostStagesPartsRunOnTheEnginesIdleWorkers) {
 }
 
 TEST(RunParts, AThrowingPartFailsOnlyItsItem) {
-  Operation op;
-  op.name = "copy";
-  op.host = [](const Batch& b) { std::memcpy(b.out(), b.in(), b.in_bytes()); };
-  EngineOptions o;
-  o.backend = Backend::host;
-  o.host_threads = 4;
-  Engine engine(op, o);
+  Engine engine(copy_operation(), four_workers());
   std::vector<std::future<ItemResult>> results;
   for (int k = 0; k < 6; ++k) {
     Item item;
