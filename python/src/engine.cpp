@@ -391,7 +391,8 @@ void bind_engine(nb::module_& m) {
       .def_rw("host_threads", &Options::host_threads)
       .def_rw("record_timeline", &Options::record_timeline)
       .def_rw("expected_items", &Options::expected_items)
-      .def_rw("gpu_start_ms", &Options::gpu_start_ms);
+      .def_rw("gpu_start_ms", &Options::gpu_start_ms)
+      .def_rw("gpu_stop_ms", &Options::gpu_stop_ms);
 
   nb::class_<PyEngine>(m, "Engine")
       .def(nb::init<const PyOperation&, const pipeline::EngineOptions&, nb::object, nb::callable>(),

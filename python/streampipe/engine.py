@@ -160,8 +160,10 @@ class Engine:
         rerun_on_device_loss: a GPU lost to a sticky error hands its items to the members
             left instead of failing them.
         expected_items: how many items the run will submit, when known: a run the CPU
-            alone finishes sooner than a GPU starts (gpu_start_ms) starts no GPU.
+            alone finishes sooner than a GPU pays for itself (gpu_start_ms plus twice
+            gpu_stop_ms) starts no GPU.
         gpu_start_ms: what starting a GPU costs, for that judgement.
+        gpu_stop_ms: what a started GPU's tear-down adds to the run's end, for that judgement.
         on_complete: called once per item with its ItemResult, on an engine thread, after
             its future resolved; an exception in it goes to sys.unraisablehook.
     """
@@ -176,6 +178,7 @@ class Engine:
                  host_threads: Optional[int] = None, record_timeline: Optional[bool] = None,
                  simulate_gpus: Optional[bool] = None, rerun_on_device_loss: Optional[bool] = None,
                  expected_items: Optional[int] = None, gpu_start_ms: Optional[float] = None,
+                 gpu_stop_ms: Optional[float] = None,
                  on_complete: Optional[Callable[[ItemResult], None]] = None):
         if backend not in ("auto", "gpu", "host"):
             raise ValueError(f"backend must be 'auto', 'gpu' or 'host', not {backend!r}")
@@ -209,7 +212,7 @@ class Engine:
         self._options.simulate_gpus = simulated
         given = dict(cpu_lanes=cpu_lanes, use_graphs=use_graphs, in_order=in_order, host_threads=host_threads,
                      record_timeline=record_timeline, rerun_on_device_loss=rerun_on_device_loss,
-                     expected_items=expected_items, gpu_start_ms=gpu_start_ms)
+                     expected_items=expected_items, gpu_start_ms=gpu_start_ms, gpu_stop_ms=gpu_stop_ms)
         for name, value in given.items():
             if value is not None:
                 setattr(self._options, name, value)

@@ -216,7 +216,7 @@ def test_python_options_default_to_the_libraries_engine_options():
     cpp = _core.EngineOptions()
     for name in ("backend", "devices", "cpu_lanes", "depth", "use_graphs", "in_order", "host_threads",
                  "record_timeline", "simulate_gpus", "rerun_on_device_loss", "expected_items", "gpu_start_ms",
-                 "lanes", "batch_items", "batch_bytes", "staging_bytes"):
+                 "gpu_stop_ms", "lanes", "batch_items", "batch_bytes", "staging_bytes"):
         assert getattr(e._options, name) == getattr(cpp, name), name
     assert cpp.backend == "auto" and cpp.devices == []  # the CPU and every GPU, as in C++
 

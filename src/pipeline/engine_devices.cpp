@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <chrono>
 #include <memory>
 #include <utility>
 #include <vector>
@@ -69,12 +70,31 @@ detail::GpuStartFacts Engine::Impl::gpu_start_facts() const {
   f.work_taken = work_taken;
   f.cpu_in_set = set.cpu;
   f.gpu_start_ms = options.gpu_start_ms;
+  f.gpu_stop_ms = options.gpu_stop_ms;
+  for (const auto& m : members)
+    if (m->device != kCpuDevice && m->report.state == DeviceReport::State::ready) ++f.gpus_joined;
   if (set.cpu) {
     f.cpu_latency_ms = free_slots.choice().latency_ms(0);
     f.cpu_slots = members.front()->slot_count();
   }
   return f;
 }
+
+namespace {
+
+// Why a GPU was not started, with the figures the judgement weighed.
+std::string skip_reason(const detail::GpuStartFacts& f, double at_ms) {
+  const std::string who =
+      f.gpus_joined > 0 ? fmt::format("the CPU and {} GPU(s) finish", f.gpus_joined) : std::string("the CPU finishes");
+  if (f.work_taken >= f.expected_work)
+    return who + " the run sooner than a GPU pays for itself: every item was taken before it could start";
+  return fmt::format("{} the run sooner than a GPU pays for itself: {:.2f} s of work left at {:.2f} s, a GPU's start "
+                     "and tear-down count {:.2f} + {} x {:.2f} s",
+                     who, detail::set_ms_left(f) / 1e3, at_ms / 1e3, f.gpu_start_ms / 1e3, 2 + f.gpus_joined,
+                     f.gpu_stop_ms / 1e3);
+}
+
+}  // namespace
 
 void Engine::Impl::start_gpus(const std::stop_token& stop_token) noexcept {
   // Each GPU's start, and the engine's count of those not done, ends here however it ends.
@@ -95,15 +115,40 @@ void Engine::Impl::start_gpus(const std::stop_token& stop_token) noexcept {
     start_changed.notify_all();
     if (none_left) set_fatal("no device of the set is left: " + why);
   };
-  try {
-    detail::GpuStart decision = detail::GpuStart::wait;
+  detail::GpuStart decision = detail::GpuStart::wait;
+  detail::GpuStartFacts facts;
+  double decided_ms = 0;
+  const auto judge = [&] {
+    std::unique_lock lock(mutex);
+    start_changed.wait(lock, [&] {
+      facts = gpu_start_facts();
+      decision = detail::decide_gpu_start(facts);
+      return stop_token.stop_requested() || stop.stopped() || decision != detail::GpuStart::wait;
+    });
+    decided_ms = clock_ms();
+  };
+  // After a GPU joined, the next is judged on the set's rate measured over a while (a
+  // quarter of a start, within bounds: long enough for its first batches to come back).
+  const auto judge_after_join = [&](const Member& joined) {
+    const double window_ms = std::clamp(options.gpu_start_ms / 4, 20.0, 500.0);
+    double since_ms = 0, work_then = 0;
     {
       std::unique_lock lock(mutex);
-      start_changed.wait(lock, [&] {
-        decision = detail::decide_gpu_start(gpu_start_facts());
-        return stop_token.stop_requested() || stop.stopped() || decision != detail::GpuStart::wait;
-      });
+      since_ms = clock_ms();
+      work_then = work_taken;
+      while (!stop_token.stop_requested() && !stop.stopped() && clock_ms() - since_ms < window_ms &&
+             work_taken < static_cast<double>(options.expected_items) &&
+             joined.report.state == DeviceReport::State::ready)
+        start_changed.wait_for(lock, std::chrono::milliseconds(10));
+      facts = gpu_start_facts();
+      decided_ms = clock_ms();
+      if (decided_ms > since_ms && work_taken > work_then)
+        facts.set_rate = (work_taken - work_then) / (decided_ms - since_ms);
+      decision = detail::decide_gpu_start(facts);
     }
+  };
+  try {
+    judge();
     if (stop_token.stop_requested() || decision == detail::GpuStart::skip) {
       // Without a driver there was no GPU to start: saying the run was too short would
       // suggest a longer one uses a GPU.
@@ -111,7 +156,7 @@ void Engine::Impl::start_gpus(const std::stop_token& stop_token) noexcept {
                     stop_token.stop_requested() ? "the engine closed before it started"
                     : !set.simulated && !Device::driver_installed()
                         ? "no NVIDIA driver found: the run was on the CPU"
-                        : "the CPU finishes the run sooner than a GPU starts");
+                        : skip_reason(facts, decided_ms));
       return;
     }
     // CUDA starts here, on this thread, while the CPU's lanes already work.
@@ -132,6 +177,33 @@ void Engine::Impl::start_gpus(const std::stop_token& stop_token) noexcept {
     }
     if (!none_found.empty()) set_fatal(none_found);
     start_changed.notify_all();
+    // With the run's length known and the CPU in the set, the GPUs start one after another,
+    // each judged against the work left at its turn: their set-ups partly serialize below
+    // streampipe (docs/gray.md), so in parallel every GPU joins late, and one after
+    // another the first joins sooner and a GPU that would not pay is never started.
+    if (set.cpu && options.expected_items > 0) {
+      for (std::size_t k = 0; k < starting.size(); ++k) {
+        if (k > 0) {
+          bool previous_joined = false;
+          {
+            std::lock_guard lock(mutex);
+            previous_joined = starting[k - 1]->report.state == DeviceReport::State::ready;
+          }
+          if (previous_joined)
+            judge_after_join(*starting[k - 1]);
+          else
+            judge();
+        }
+        if (stop_token.stop_requested() || stop.stopped() || decision != detail::GpuStart::now) {
+          finish_search(starting.size() - k, stop_token.stop_requested() || stop.stopped()
+                                                 ? "the engine closed before it started"
+                                                 : skip_reason(facts, decided_ms));
+          return;
+        }
+        start_gpu(*starting[k], stop_token);
+      }
+      return;
+    }
     if (starting.size() == 1) {
       start_gpu(*starting.front(), stop_token);
       return;

@@ -25,6 +25,7 @@ EngineOptions checked_options(EngineOptions options) {
   within("host_threads", options.host_threads, 0, kMaxHostThreads);
   within("devices (how many)", static_cast<long long>(options.devices.size()), 0, kMaxDevices);
   if (options.gpu_start_ms < 0) throw std::invalid_argument("EngineOptions::gpu_start_ms must not be negative");
+  if (options.gpu_stop_ms < 0) throw std::invalid_argument("EngineOptions::gpu_stop_ms must not be negative");
   // Graph replay needs a slot's staging at the same address every time: one block per slot.
   if (options.use_graphs) options.staging_bytes = 0;
   return options;

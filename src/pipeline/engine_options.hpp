@@ -23,7 +23,7 @@ inline constexpr int kMaxDevices = 64;
 // The options as the engine runs them: graph replay keeps a staging block per slot (its
 // addresses must not move). Throws std::invalid_argument naming the option, its value and
 // its range when lanes, cpu_lanes, depth, batch_items, host_threads or the number of devices
-// is outside the bounds above, or gpu_start_ms is negative.
+// is outside the bounds above, or gpu_start_ms or gpu_stop_ms is negative.
 [[nodiscard]] EngineOptions checked_options(EngineOptions options);
 
 // options.host_threads, or when 0 or less one per core, within [2, 32].

@@ -230,7 +230,7 @@ TEST(EngineMixedHost, AShortRunOfKnownLengthLeavesTheGpusUnstarted) {
   EXPECT_EQ(sc.started.load(), 0);
   for (const int d : {0, 1}) {
     EXPECT_EQ(member(report, d).state, DeviceReport::State::not_started);
-    EXPECT_NE(member(report, d).reason.find("sooner than a GPU starts"), std::string::npos) << member(report, d).reason;
+    EXPECT_NE(member(report, d).reason.find("sooner than a GPU pays for itself"), std::string::npos) << member(report, d).reason;
   }
 }
 
@@ -240,7 +240,8 @@ TEST(EngineMixedHost, ALongRunOfKnownLengthStartsTheGpus) {
   sc.delay[0] = 200us;
   auto options = cpu_and_simulated({0});
   options.expected_items = 400;
-  options.gpu_start_ms = 50;  // 400 items take the CPU's 4 slots 200 ms
+  options.gpu_start_ms = 50;  // 400 items take the CPU's 4 slots 200 ms: more than 50 + 2 x 20
+  options.gpu_stop_ms = 20;
   Engine engine(sc.operation(), options);
   const ItemsRun run = run_items(engine, 400);
   std::map<int, int> per_device;
@@ -250,6 +251,47 @@ TEST(EngineMixedHost, ALongRunOfKnownLengthStartsTheGpus) {
   }
   EXPECT_EQ(sc.started.load(), 1);
   EXPECT_GT(per_device[0], per_device[kCpuDevice]);
+}
+
+TEST(EngineMixedHost, WithAKnownLengthTheGpusStartOneAfterAnother) {
+  Scenario sc;
+  sc.delay[kCpuDevice] = 2000us;
+  sc.delay[0] = sc.delay[1] = 1000us;
+  sc.start_delay[0] = sc.start_delay[1] = 40ms;
+  auto options = cpu_and_simulated({0, 1});
+  // The CPU alone: 1 s; the CPU and GPU 0, measured for 20 ms once it joined: about 0.3 s,
+  // well over 10 + 3 x 1 ms.
+  options.expected_items = 2000;
+  options.gpu_start_ms = 10;
+  options.gpu_stop_ms = 1;
+  Engine engine(sc.operation(), options);
+  const ItemsRun run = run_items(engine, 2000);
+  ASSERT_NO_FATAL_FAILURE(run.expect_all_right(2000, [](const ItemResult&) {}));
+  const auto report = engine.wait_until_started();
+  ASSERT_EQ(member(report, 0).state, DeviceReport::State::ready);
+  ASSERT_EQ(member(report, 1).state, DeviceReport::State::ready) << member(report, 1).reason;
+  // GPU 1's start began once GPU 0 had joined and the set was measured.
+  EXPECT_GE(member(report, 1).joined_ms - member(report, 0).joined_ms, 55.0);
+}
+
+TEST(EngineMixedHost, AGpuThatWouldNotPayAfterAnotherJoinedIsNotStarted) {
+  Scenario sc;
+  sc.delay[kCpuDevice] = 2000us;
+  sc.delay[0] = sc.delay[1] = 200us;
+  auto options = cpu_and_simulated({0, 1});
+  options.expected_items = 400;  // the CPU alone: 200 ms, more than 50 + 2 x 40; with GPU 0, under 50 + 3 x 40
+  options.gpu_start_ms = 50;
+  options.gpu_stop_ms = 40;
+  Engine engine(sc.operation(), options);
+  const ItemsRun run = run_items(engine, 400);
+  ASSERT_NO_FATAL_FAILURE(run.expect_all_right(400, [](const ItemResult&) {}));
+  const auto report = engine.wait_until_started();
+  EXPECT_EQ(sc.started.load(), 1);
+  EXPECT_EQ(member(report, 0).state, DeviceReport::State::ready);
+  EXPECT_EQ(member(report, 1).state, DeviceReport::State::not_started);
+  EXPECT_NE(member(report, 1).reason.find("the CPU and 1 GPU(s) finish the run sooner than a GPU pays for itself"),
+            std::string::npos)
+      << member(report, 1).reason;
 }
 
 TEST(EngineMixedHost, ClosingWhileAGpuStartsStopsItsStart) {

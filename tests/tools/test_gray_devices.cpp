@@ -47,7 +47,8 @@ TEST(GrayDevices, TheCpuAndSimulatedGpusConvertEveryFileOnceAsTheHostDoes) {
   std::set<std::size_t> indices;
   for (const auto& item : s.items) indices.insert(item.index);
   EXPECT_EQ(indices.size(), files.size());
-  // Every member is reported, the CPU first; the shares add up to the files.
+  // Every member is reported, the CPU first; the shares add up to the files. The GPUs start
+  // one after another, each judged at its turn: the second may find the run taken already.
   ASSERT_EQ(s.devices.size(), 3u);
   EXPECT_EQ(s.devices[0].device.device, pipeline::kCpuDevice);
   std::size_t total = 0;
@@ -55,6 +56,11 @@ TEST(GrayDevices, TheCpuAndSimulatedGpusConvertEveryFileOnceAsTheHostDoes) {
   for (const auto& m : s.devices) {
     total += m.files;
     shares += m.share;
+    if (m.device.device == 1 && m.device.state == pipeline::DeviceReport::State::not_started) {
+      EXPECT_NE(m.device.reason.find("sooner than a GPU pays for itself"), std::string::npos) << m.device.reason;
+      EXPECT_EQ(m.files, 0u);
+      continue;
+    }
     EXPECT_EQ(m.device.state, pipeline::DeviceReport::State::ready) << m.device.name << ": " << m.device.reason;
     EXPECT_GE(m.device.joined_ms, 0.0) << m.device.name;
   }
@@ -79,7 +85,7 @@ TEST(GrayDevices, AShortRunEndsOnTheCpuWithoutStartingAGpu) {
   ASSERT_EQ(s.devices.size(), 2u);
   EXPECT_EQ(s.devices[0].files, files.size());
   EXPECT_EQ(s.devices[1].device.state, pipeline::DeviceReport::State::not_started);
-  EXPECT_NE(s.devices[1].device.reason.find("sooner than a GPU starts"), std::string::npos) << s.devices[1].device.reason;
+  EXPECT_NE(s.devices[1].device.reason.find("sooner than a GPU pays for itself"), std::string::npos) << s.devices[1].device.reason;
 }
 
 TEST(GrayDevices, TheHostBackendHasTheCpuAlone) {

@@ -89,6 +89,7 @@ TEST(MandelbrotGpu, EverySetGivesTheOneKernelCounts) {
         o.backend = backend;
         o.devices = devices;
         o.gpu_start_ms = 0;  // the GPU starts however short the run
+        o.gpu_stop_ms = 0;
         const BandsRun run = compute_bands(band_operation(p, prec), o, p, {0, h});
         const std::string set = std::string(pipeline::backend_name(backend)) + " with " +
                                 std::to_string(devices.size()) + " GPU(s), " + std::string(to_string(prec)) + " " +
@@ -139,6 +140,7 @@ TEST(MandelbrotGpu, TheGpuJoinsASlowCpuAndTakesBands) {
   pipeline::EngineOptions o = tool_engine_defaults();
   o.devices = {0};
   o.gpu_start_ms = 0;  // the GPU starts as soon as the CPU is measured
+  o.gpu_stop_ms = 0;
   const BandsRun run = compute_bands(op, o, p, {0, p.height});
   EXPECT_EQ(run.counts, one_kernel(gpu, p, Precision::double_));
   EXPECT_TRUE(run.gpu_ran);

@@ -78,12 +78,14 @@ struct EngineOptions {
   bool record_timeline = true;
   // How many items the run will submit, when known (0: not known), counted in units of
   // Item::work (the items themselves when each is 1). With the CPU in the set,
-  // the GPUs then start only if the CPU alone would take longer than `gpu_start_ms` to
-  // finish them (judged from its first measured batches): a short run ends on the CPU
-  // without paying for a GPU's start and tear-down. Near the end of a run of known length a
-  // member too slow to finish one more batch before the others finish the rest takes none.
+  // the GPUs then start only if the CPU alone would take longer than `gpu_start_ms` plus
+  // twice `gpu_stop_ms` to finish them (judged from its first measured batches; until
+  // measured a GPU counts as no faster than the CPU): a short run ends on the CPU without
+  // paying for a GPU's start and tear-down. Near the end of a run of known length a member
+  // too slow to finish one more batch before the others finish the rest takes none.
   std::size_t expected_items = 0;
   double gpu_start_ms = 500;    // what starting a GPU costs the run, for that judgement
+  double gpu_stop_ms = 100;     // what a started GPU's tear-down adds to the run's end
 };
 
 struct RunStats {

@@ -72,11 +72,13 @@ std::size_t group_size(std::size_t files, int threads, bool worker_heavy) {
 // The kind of work (pipeline::Item::work_kind) of items of files nvJPEG may decode.
 constexpr int kFilesForNvjpeg = 1;
 
-// What a GPU's start costs a run with nvJPEG (its two handles and the JPEG engines' buffers,
-// beside busy host workers; and its tear-down, which the command waits for at its end:
+// What a GPU's start and its tear-down (which the command waits for at its end) cost a run
+// with nvJPEG (its two handles and the JPEG engines' buffers, beside busy host workers:
 // docs/gray.md) and without (a context and pools): the CPU alone finishes a shorter run.
 constexpr double kGpuStartWithNvjpegMs = 2000;
+constexpr double kGpuStopWithNvjpegMs = 800;
 constexpr double kGpuStartMs = 500;
+constexpr double kGpuStopMs = 200;
 
 void check_options(const Options& o) {
   if (o.jpeg_quality < 1 || o.jpeg_quality > 100)
@@ -103,7 +105,8 @@ pipeline::EngineOptions engine_defaults() {
   o.cpu_lanes = 0;
   o.depth = 0;
   o.host_threads = 0;
-  o.gpu_start_ms = 0;
+  o.gpu_start_ms = 0;  // 0 and 0: gray's own figures, below
+  o.gpu_stop_ms = 0;
   o.delivery = pipeline::Delivery::as_completed;
   return o;
 }
@@ -188,7 +191,10 @@ RunSummary convert(std::span<const Job> jobs, const Options& o) {
   // and a short run ends sooner without them): at most one item per file.
   eo.expected_items = jobs.size();
   const bool nvjpeg_starts = gpu_decode || (gpu_encode && o.format == io::ImageFormat::jpeg);
-  if (eo.gpu_start_ms <= 0) eo.gpu_start_ms = nvjpeg_starts ? kGpuStartWithNvjpegMs : kGpuStartMs;
+  if (eo.gpu_start_ms <= 0 && eo.gpu_stop_ms <= 0) {
+    eo.gpu_start_ms = nvjpeg_starts ? kGpuStartWithNvjpegMs : kGpuStartMs;
+    eo.gpu_stop_ms = nvjpeg_starts ? kGpuStopWithNvjpegMs : kGpuStopMs;
+  }
 
 #if defined(STREAMPIPE_HAVE_NVJPEG)
   // Declared before the engine, so it outlives the engine's lanes that use it.
