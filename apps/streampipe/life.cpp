@@ -60,7 +60,7 @@ int run_life(const LifeFlags& f, const ReportOptions& report_options) {
   ranks.barrier();
   complete_life_options(f, choice, o);
   check_life_memory({f.size, o.width, o.height, ranks.shard(static_cast<std::size_t>(f.universes)).size(), o.gpu,
-                     o.pattern.has_value() || f.snapshot_every > 0 || f.live, f.snapshot_every, f.scale},
+                     o.kernel == tools::life::Kernel::bit_packed, f.snapshot_every, f.scale},
                     f.max_memory_mib);
 
   o.job = &ranks;

@@ -4,19 +4,20 @@
 #include "commands.hpp"
 #include "memory_option.hpp"
 
+#include "streampipe/host/host_info.hpp"
 #include "streampipe/tools/life/board.hpp"
 #include "streampipe/tools/life/image.hpp"
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <stdexcept>
 
 namespace streampipe::cli {
 
 void check_life_memory(const LifeFootprint& f, std::uint64_t max_memory_mib) {
-  const bool on_host = !f.gpu || f.host_boards;
   try {
-    if (on_host) tools::life::Board::check_size(f.width, f.height);  // before what it would cost
+    tools::life::Board::check_size(f.width, f.height);  // before what it would cost
   } catch (const std::invalid_argument& e) {
     throw UsageError(fmt::format("--size {}: {}", f.size, e.what()));
   }
@@ -28,10 +29,14 @@ void check_life_memory(const LifeFootprint& f, std::uint64_t max_memory_mib) {
       throw UsageError(fmt::format("--scale {}: {}", f.scale, e.what()));
     }
   }
-  const std::uint64_t boards = (on_host ? f.universes : 0) + (f.gpu ? 0 : 1);
-  check_memory(product({boards, f.width, f.height}) + product({2, frame}), max_memory_mib,
-               fmt::format("{} board(s) of {}x{} cells{}", boards, f.width, f.height,
-                           frame > 0 ? fmt::format(" and {}x-scaled frames", f.scale) : std::string()),
+  const std::uint64_t state = f.gpu && f.bit_packed ? product({(std::uint64_t{f.width} + 63) / 64 * 8, f.height})
+                                                    : product({f.width, f.height});
+  const std::uint64_t boards = std::min<std::uint64_t>(f.universes, host::usable_cores()) + (f.gpu ? 0 : 2);
+  check_memory(product({2, f.universes, state}) + product({boards, f.width, f.height}) + product({2, frame}),
+               max_memory_mib,
+               fmt::format("{} universe(s) of {}x{} cells (each state twice, and {} board(s) at once{})", f.universes,
+                           f.width, f.height, boards,
+                           frame > 0 ? fmt::format(", and {}x-scaled frames", f.scale) : std::string()),
                "try a smaller --size, fewer --universes or a smaller --scale");
 }
 

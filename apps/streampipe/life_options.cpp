@@ -54,8 +54,8 @@ void add_life_flags(CLI::App& app, LifeFlags& o) {
       ->check(finite_number())
       ->check(CLI::Range(0.1, 1000.0));
   add_devices_option(app, o.devices,
-                     "GPUs to deal the universes out to, in turn: all, or indices (e.g. 0,2); with --backend "
-                     "host, simulated ones");
+                     "GPUs the universes are dealt to (each chunk of generations to the GPU expected to finish "
+                     "it first): all, or indices (e.g. 0,2); with --backend host, simulated ones");
   app.add_option("--rows-per-thread", o.rows_per_thread,
                   "bit-packed kernel: rows each warp writes (1-65536; default 0: sized so every warp fits on the GPU at once)")
       ->transform(whole_number(0, 65536));

@@ -150,11 +150,11 @@ std::vector<Case> life_cases() {
                                 memory_of_a_short_run({"--size", "3x3", "-g", "10"})));
 
   // Issue 36. Class 13: boards beyond the memory there is are refused before any is made,
-  // with the bytes needed and available (1025 boards of 4 GiB: more than any machine has;
+  // with the bytes needed and available (2048 states of 4 GiB: more than any machine has;
   // the address-space limit keeps a build without the check from taking the machine).
   {
     Case c = life_refused("life_boards_beyond_the_memory_available", {"--size", "65536x65536", "-u", "1024"},
-                     {"1025 board(s) of 65536x65536 cells needs", "is available"});
+                     {"1024 universe(s) of 65536x65536 cells", "needs", "is available"});
     c.address_space_limit = std::uint64_t{4} << 30;
     cases.push_back(c);
   }

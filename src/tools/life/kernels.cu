@@ -166,6 +166,17 @@ __global__ void count_words_kernel(const std::uint64_t* __restrict__ words, std:
   block_add(v, count);
 }
 
+__global__ void scatter_kernel(const std::uint64_t* __restrict__ counts, std::uint32_t universes,
+                               std::uint64_t generations, const pipeline::ItemDescriptor* __restrict__ items,
+                               std::byte* __restrict__ out) {
+  const std::uint64_t total = generations * universes;
+  const std::uint64_t stride = std::uint64_t{gridDim.x} * blockDim.x;
+  for (std::uint64_t i = std::uint64_t{blockIdx.x} * blockDim.x + threadIdx.x; i < total; i += stride) {
+    const std::uint64_t u = i / generations, g = i % generations;
+    reinterpret_cast<std::uint64_t*>(out + items[u].out_offset)[g] = counts[g * universes + u];
+  }
+}
+
 LaunchConfig tiles(const Device& device, std::uint32_t width, std::uint32_t height, unsigned bx, unsigned by) {
   LaunchConfig cfg;
   cfg.block = dim3(bx, by, 1);
@@ -252,6 +263,12 @@ void count_bytes(StreamRef stream, const std::uint8_t* bytes, std::uint64_t cell
 
 void count_words(StreamRef stream, const std::uint64_t* words, std::uint64_t n, unsigned long long* count) {
   launch(stream, LaunchConfig::for_elements(stream.device(), n, 256, 1, 8), count_words_kernel, words, n, count);
+}
+
+void scatter_populations(StreamRef stream, const std::uint64_t* counts, std::uint32_t universes,
+                         std::uint64_t generations, const pipeline::ItemDescriptor* items, std::byte* out) {
+  launch(stream, LaunchConfig::for_elements(stream.device(), generations * universes, 256, 1, 8), scatter_kernel,
+         counts, universes, generations, items, out);
 }
 
 }  // namespace streampipe::tools::life::detail

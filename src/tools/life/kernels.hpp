@@ -7,6 +7,7 @@
 
 #include "streampipe/cuda/device.hpp"
 #include "streampipe/cuda/stream.hpp"
+#include "streampipe/pipeline/item_descriptor.hpp"
 
 #include <array>
 #include <cstdint>
@@ -49,5 +50,11 @@ void fill_random_bytes(StreamRef stream, std::uint8_t* bytes, std::uint64_t cell
 void count_bytes(StreamRef stream, const std::uint8_t* bytes, std::uint64_t cells, unsigned long long* count);
 void count_words(StreamRef stream, const std::uint64_t* words, std::uint64_t count_words,
                  unsigned long long* count);
+
+// An engine batch's populations to its items' outputs: counts[g * universes + u] (as the
+// kernels log them) to the g-th uint64 of item u's output, at out + items[u].out_offset
+// (`items` in device memory).
+void scatter_populations(StreamRef stream, const std::uint64_t* counts, std::uint32_t universes,
+                         std::uint64_t generations, const pipeline::ItemDescriptor* items, std::byte* out);
 
 }  // namespace streampipe::tools::life::detail

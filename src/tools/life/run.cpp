@@ -1,18 +1,25 @@
 // SPDX-License-Identifier: Apache-2.0
-// A Life run (see tools/life/run.hpp): the universes set up on their GPUs or the host, then
-// stepped in chunks that end where the caller wants to see a board, then gathered.
+// A Life run (see tools/life/run.hpp): the universes dealt by the engine's scheduler a chunk
+// of generations at a time (universe_operation.hpp), on the GPUs or the host, with chunks
+// that end where the caller wants to see a board; then, under mpirun, gathered.
 
 #include "streampipe/tools/life/run.hpp"
 
 #include "gather.hpp"
+#include "universe_operation.hpp"
 
 #include "streampipe/cuda/device.hpp"
+#include "streampipe/pipeline/engine.hpp"
+#include "streampipe/pipeline/parts.hpp"
+#include "streampipe/tools/life/random.hpp"
 
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
 #include <algorithm>
 #include <chrono>
+#include <cstring>
+#include <optional>
 #include <thread>
 
 namespace streampipe::tools::life {
@@ -23,12 +30,6 @@ using Clock = std::chrono::steady_clock;
 double ms_between(Clock::time_point a, Clock::time_point b) {
   return std::chrono::duration<double, std::milli>(b - a).count();
 }
-
-struct Universe {
-  Board host;  // host backend, or the last downloaded state
-  PopulationLog populations;
-  int runs_on = -1;  // the GPU (or simulated device, or rank) it is dealt to
-};
 
 // Where the run stepped, for the report's title: the GPUs and the kernel, or the host.
 std::string where_of(const Options& o, const std::vector<Device>& gpus, Layout layout) {
@@ -44,6 +45,77 @@ std::string where_of(const Options& o, const std::vector<Device>& gpus, Layout l
                      to_string(o.kernel), layout == Layout::batched ? ", one batch per GPU" : "");
 }
 
+// The engine for a run: one lane per GPU whose batch holds that GPU's share of the universes
+// (the bit-packed kernel steps them in one launch), or a lane per universe for the byte
+// kernels (each on a stream of its own); on the host one lane, whose steps take every core.
+pipeline::EngineOptions engine_options(const Options& o, const std::vector<int>& gpus, std::size_t universes,
+                                       std::size_t state_bytes, Layout layout) {
+  pipeline::EngineOptions eo;
+  eo.delivery = pipeline::Delivery::in_order;
+  eo.depth = 1;
+  eo.cpu_lanes = 1;
+  eo.lanes = 1;
+  eo.record_timeline = false;
+  if (o.gpu) {
+    eo.backend = pipeline::Backend::gpu;
+    eo.devices = gpus;
+  } else if (o.simulated) {
+    eo.backend = pipeline::Backend::gpu;
+    eo.simulate_gpus = true;
+    eo.devices = o.devices;
+  } else {
+    eo.backend = pipeline::Backend::host;
+  }
+  const std::size_t members = std::max<std::size_t>(1, eo.devices.size());
+  const std::size_t share = (universes + members - 1) / members;
+  if (layout == Layout::batched) {
+    eo.batch_items = static_cast<int>(share);
+    eo.batch_bytes = std::max<std::size_t>(eo.batch_bytes, share * state_bytes + 1);
+  } else if (o.gpu) {
+    eo.lanes = static_cast<int>(std::clamp<std::size_t>(share, 1, 64));
+  }
+  return eo;
+}
+
+// Every universe's first state (a random fill, or the pattern on its background) and its
+// population, made on the host on every core: universes at once, and for fewer universes
+// than cores, blocks of rows of each at once.
+void first_states(const Options& o, std::size_t first, const detail::UniverseShape& shape,
+                  std::vector<std::vector<std::uint64_t>>& states, std::vector<std::uint64_t>& populations) {
+  const std::size_t count = states.size();
+  const std::size_t cores = std::max(1u, std::thread::hardware_concurrency());
+  const std::size_t blocks = o.pattern ? 1 : std::min<std::size_t>((cores + count - 1) / count, o.height);
+  const std::size_t words = (detail::state_bytes(shape) + 7) / 8;
+  if (!o.pattern)
+    for (auto& state : states) state.assign(words, 0);
+  std::vector<std::uint64_t> live(count * blocks, 0);
+  const std::uint64_t threshold = density_threshold(o.density);
+  std::vector<std::jthread> threads;
+  pipeline::PartQueue parts(static_cast<int>(std::min(count * blocks, cores)) - 1,
+                            [&threads](std::function<void()> f) { threads.emplace_back(std::move(f)); });
+  parts.run(count * blocks, [&](std::size_t part) {
+    const std::size_t k = part / blocks, block = part % blocks;
+    if (o.pattern) {
+      Board board = random_board(o.width, o.height, o.density, o.seed + first + k);
+      place(board, *o.pattern, o.pattern_x, o.pattern_y);
+      live[part] = board.population();
+      states[k] = detail::to_state(board, shape);
+      return;
+    }
+    const auto row = [&](std::size_t b) { return static_cast<std::uint32_t>(o.height * b / blocks); };
+    live[part] = detail::fill_random_rows(states[k], shape, o.seed + first + k, threshold, row(block), row(block + 1));
+  });
+  for (std::size_t k = 0; k < count; ++k) {
+    populations[k] = 0;
+    for (std::size_t b = 0; b < blocks; ++b) populations[k] += live[k * blocks + b];
+  }
+}
+
+[[noreturn]] void fail_with(const pipeline::ItemResult& r) {
+  if (r.exception) std::rethrow_exception(r.exception);
+  throw std::runtime_error(r.error.empty() ? fmt::format("{} did not finish", r.label) : r.error);
+}
+
 }  // namespace
 
 Summary run(const Options& o) {
@@ -57,125 +129,109 @@ Summary run(const Options& o) {
         mpi::local_device(job.info().local_rank, static_cast<int>(o.devices.size())))]};
   std::vector<Device> gpus;
   for (const int index : o.gpu ? dealt_to : std::vector<int>{}) gpus.emplace_back(index);
-  // Universe i runs on devices[i % n]: universes are all the same size and step the same
-  // generations, so dealing them out in turn balances the GPUs without measuring them.
-  // Seeds and frames follow a universe's place in the whole job (share.begin + k).
-  std::vector<Universe> universes;
+  const std::size_t count = share.size();
+  // Timing one generation of one universe takes an item each.
+  summary.layout = o.gpu && o.kernel == Kernel::bit_packed && !o.timed ? Layout::batched : Layout::stream_each;
+  const std::uint32_t host_threads = std::max(1u, std::thread::hardware_concurrency());
+  const detail::UniverseShape shape{o.width,
+                                    o.height,
+                                    o.kernel,
+                                    o.gpu ? detail::layout_of(o.kernel) : detail::StateLayout::bytes,
+                                    o.rows_per_thread,
+                                    host_threads};
+  const std::size_t state_bytes = detail::state_bytes(shape);
+
+  std::vector<std::vector<std::uint64_t>> states(count), outputs(count);
+  std::vector<PopulationLog> populations;
+  std::vector<int> runs_on(count, job.several() && !o.gpu ? job.info().rank : -1);
   const bool keep_populations = o.every_population && job.several();
-  for (std::size_t i = share.begin; i < share.end; ++i)
-    universes.push_back({Board{}, PopulationLog(keep_populations),
-                         dealt_to.empty() ? (job.several() ? job.info().rank : -1) : dealt_to[i % dealt_to.size()]});
-  // Timing one generation of one universe needs a stream per universe.
-  summary.layout = o.kernel == Kernel::bit_packed && !o.timed ? Layout::batched : Layout::stream_each;
-  std::optional<DealtUniverses> on_gpus;
-  if (o.gpu && !universes.empty()) {
-    on_gpus.emplace(gpus, o.width, o.height, static_cast<std::uint32_t>(universes.size()), o.kernel, summary.layout);
-    if (o.rows_per_thread != 0 && o.kernel == Kernel::bit_packed) on_gpus->set_rows_per_thread(o.rows_per_thread);
-  }
-  const bool see_boards = o.snapshot_every > 0 || o.live;
-  for (std::size_t k = 0; k < universes.size(); ++k) {
-    auto& u = universes[k];
-    const std::uint64_t seed = o.seed + share.begin + k;
-    const bool need_host_board = !o.gpu || o.pattern.has_value();
-    if (need_host_board) {
-      u.host = random_board(o.width, o.height, o.density, seed);
-      if (o.pattern) place(u.host, *o.pattern, o.pattern_x, o.pattern_y);
+  {
+    std::vector<std::uint64_t> first(count);
+    first_states(o, share.begin, shape, states, first);
+    for (std::size_t k = 0; k < count; ++k) {
+      populations.emplace_back(keep_populations);
+      populations.back().add(first[k]);
+      if (o.snapshot_every > 0 && o.on_snapshot) o.on_snapshot(share.begin + k, 0, detail::to_board(states[k], shape));
     }
-    if (on_gpus) {
-      const auto index = static_cast<std::uint32_t>(k);
-      if (need_host_board)
-        on_gpus->upload(index, u.host);
-      else
-        on_gpus->fill_random(index, seed, o.density);
-      u.populations.add(on_gpus->population(index));
-      if (see_boards) u.host = on_gpus->download(index);
-    } else {
-      u.populations.add(u.host.population());
-    }
-    if (o.snapshot_every > 0 && o.on_snapshot) o.on_snapshot(share.begin + k, 0, u.host);
   }
   const bool stream_rows = o.every_population && !job.several() && o.on_generation;
-  std::vector<std::uint64_t> generation_row(universes.size());
+  std::vector<std::uint64_t> generation_row(count);
   if (stream_rows) {
-    for (std::size_t k = 0; k < universes.size(); ++k) generation_row[k] = universes[k].populations.last();
+    for (std::size_t k = 0; k < count; ++k) generation_row[k] = populations[k].last();
     o.on_generation(0, generation_row);
   }
 
-  // Generations run in chunks that end where a snapshot or a live frame is due. On the GPU
-  // a chunk is also bounded, so that the device's population log stays small and a stop is
-  // taken soon: it starts at 16 generations and doubles while one takes under 100 ms.
+  // Generations run in chunks that end where a snapshot or a live frame is due, and are
+  // bounded so that a stop is taken soon and the populations held stay small: a chunk starts
+  // at 16 generations on GPUs and doubles while one takes under 500 ms (each chunk stages
+  // the states in and out: a few ms for 64 universes of 2048^2), on the host at 1 and under
+  // 100 ms.
   const std::uint64_t chunk = o.live ? 1 : (o.snapshot_every > 0 ? o.snapshot_every : o.generations);
-  std::uint64_t gpu_chunk = 16;
-  std::uint64_t gpu_chunk_max = 65536;
-  // Timed: each generation on the GPU holds an event pair until its chunk ends, so chunks
-  // are bounded (one stream synchronization per chunk).
-  if (o.timed && on_gpus) {
-    gpu_chunk_max = std::max<std::uint64_t>(1, 65536 / std::max<std::size_t>(1, universes.size()));
-    on_gpus->time_steps(true);
-  }
+  std::uint64_t step_chunk = o.timed ? 1 : (o.gpu ? 16 : 1);
+  const std::uint64_t step_chunk_max = o.timed ? 1 : 65536;
   const auto t0 = Clock::now();
-  const double origin_ms = std::chrono::duration<double, std::milli>(t0.time_since_epoch()).count();
-  Board scratch;
-  // Asked once: step_host would ask the system for every generation (0 threads).
-  const unsigned host_threads = std::max(1u, std::thread::hardware_concurrency());
   std::uint64_t done = 0;
-  while (done < o.generations && !o.stop.stop_requested()) {
-    std::uint64_t n = std::min(chunk, o.generations - done);
+  std::vector<Clock::time_point> submitted(count);
+  std::vector<pipeline::ItemResult> results(count);
+  pipeline::EngineOptions eo = engine_options(o, dealt_to, count, state_bytes, summary.layout);
+  std::size_t first_index = 0;  // the engine's index of this chunk's first item
+  eo.on_complete = [&](const pipeline::ItemResult& r) {
+    const std::size_t k = r.index - first_index;
+    results.at(k) = r;
+    if (!o.timed) return;
+    const double begin = ms_between(t0, submitted[k]), end = ms_between(t0, Clock::now());
+    report::QueryRecord q;
+    q.submit_ms = q.enqueue_begin_ms = begin;
+    q.enqueue_end_ms = begin + r.timing.queued_ms + r.timing.stage_in_ms + r.timing.enqueue_ms;
+    q.complete_ms = end;
+    if (r.device != pipeline::kCpuDevice && !o.simulated) q.compute_ms = r.timing.compute_ms;
+    summary.queries.push_back(q);
+  };
+  // A rank with no universes starts no GPU.
+  std::optional<pipeline::Engine> engine;
+  if (count > 0) engine.emplace(detail::universe_operation(shape), eo);
+  while (done < o.generations && !o.stop.stop_requested() && count > 0) {
+    std::uint64_t n = std::min({chunk, o.generations - done, step_chunk});
     if (o.snapshot_every > 0) n = std::min(n, o.snapshot_every - done % o.snapshot_every);
-    if (on_gpus) {
-      n = std::min(n, gpu_chunk);
-      const auto t_chunk = Clock::now();
-      // Every GPU's chunk is enqueued before any is waited for: all of them busy at once.
-      on_gpus->step(n);
-      auto logs = on_gpus->populations();
-      std::vector<std::vector<DeviceUniverse::StepTiming>> timings;
-      if (o.timed) timings = on_gpus->step_timings();
-      if (stream_rows)
-        for (std::size_t j = 0; j < n; ++j) {
-          for (std::size_t k = 0; k < universes.size(); ++k) generation_row[k] = logs[k][j];
-          o.on_generation(done + j + 1, generation_row);
-        }
-      for (std::size_t k = 0; k < universes.size(); ++k) {
-        universes[k].populations.add(logs[k]);
-        if (o.timed)
-          for (const auto& t : timings[k]) {
-            report::QueryRecord q;
-            q.submit_ms = q.enqueue_begin_ms = t.enqueue_begin_ms - origin_ms;
-            q.enqueue_end_ms = t.enqueue_end_ms - origin_ms;
-            q.complete_ms = t.done_ms - origin_ms;
-            q.compute_ms = t.compute_ms;
-            summary.queries.push_back(q);
-          }
-      }
-      if (Clock::now() - t_chunk < std::chrono::milliseconds(100)) gpu_chunk = std::min(2 * gpu_chunk, gpu_chunk_max);
-    } else {
-      // Generation by generation over every universe, so that a stop finds them all at one.
-      std::uint64_t g = 0;
-      for (; g < n && !o.stop.stop_requested(); ++g) {
-        for (std::size_t k = 0; k < universes.size(); ++k) {
-          auto& u = universes[k];
-          const double begin = o.timed ? ms_between(t0, Clock::now()) : 0.0;
-          step_host(u.host, scratch, host_threads);
-          std::swap(u.host, scratch);
-          u.populations.add(u.host.population());
-          generation_row[k] = u.populations.last();
-          if (o.timed) summary.queries.push_back({begin, begin, begin, ms_between(t0, Clock::now()), {}, {}, {}, 1, 1});
-        }
-        if (stream_rows) o.on_generation(done + g + 1, generation_row);
-      }
-      n = g;
+    const auto t_chunk = Clock::now();
+    const std::size_t out_bytes = detail::output_bytes(shape, n);
+    for (std::size_t k = 0; k < count; ++k) {
+      outputs[k].resize((out_bytes + 7) / 8);
+      pipeline::Item item;
+      item.in = std::as_bytes(std::span(states[k])).first(state_bytes);
+      item.out = std::as_writable_bytes(std::span(outputs[k])).first(out_bytes);
+      item.work = static_cast<double>(n);
+      item.label = fmt::format("universe {}, generations {}-{}", share.begin + k, done + 1, done + n);
+      submitted[k] = Clock::now();
+      (void)engine->submit(std::move(item));
     }
-    if (n == 0) break;
-    done += n;
+    engine->drain();
+    first_index += count;
+    for (const auto& r : results)
+      if (!r.ok()) fail_with(r);
+    std::uint64_t stepped = n;
+    if (stream_rows)
+      for (std::uint64_t j = 0; j < n; ++j) {
+        for (std::size_t k = 0; k < count; ++k) generation_row[k] = outputs[k][j];
+        o.on_generation(done + j + 1, generation_row);
+        if (o.stop.stop_requested()) {  // a stop ends the run at the generation it came after
+          stepped = j + 1;
+          break;
+        }
+      }
+    for (std::size_t k = 0; k < count; ++k) {
+      populations[k].add(std::span<const std::uint64_t>(outputs[k]).first(stepped));
+      std::memcpy(states[k].data(), outputs[k].data() + n, state_bytes);
+      runs_on[k] = results[k].device >= 0 ? results[k].device : runs_on[k];
+    }
+    if (ms_between(t_chunk, Clock::now()) < (o.gpu ? 500 : 100)) step_chunk = std::min(2 * step_chunk, step_chunk_max);
+    done += stepped;
+    if (stepped < n) break;
     const auto t_out = Clock::now();
     const bool snapshot = o.snapshot_every > 0 && done % o.snapshot_every == 0;
-    if (snapshot || o.live)
-      for (std::size_t k = 0; k < universes.size(); ++k) {
-        auto& u = universes[k];
-        if (on_gpus && (snapshot || k == 0)) u.host = on_gpus->download(static_cast<std::uint32_t>(k));
-        if (snapshot && o.on_snapshot) o.on_snapshot(share.begin + k, done, u.host);
-      }
-    if (o.live && o.on_live && !universes.empty()) o.on_live(done, universes[0].host, universes[0].populations.last());
+    if (snapshot && o.on_snapshot)
+      for (std::size_t k = 0; k < count; ++k) o.on_snapshot(share.begin + k, done, detail::to_board(states[k], shape));
+    if (o.live && o.on_live) o.on_live(done, detail::to_board(states[0], shape), populations[0].last());
     summary.output_ms += ms_between(t_out, Clock::now());
   }
   summary.interrupted = o.stop.stop_requested();
@@ -188,7 +244,7 @@ Summary run(const Options& o) {
   }
   if (!o.gpu) summary.device = "none";
   if (summary.interrupted && job.several()) return summary;  // every rank was sent the signal
-  for (auto& u : universes) summary.universes.push_back({u.runs_on, std::move(u.populations)});
+  for (std::size_t k = 0; k < count; ++k) summary.universes.push_back({runs_on[k], std::move(populations[k])});
   if (job.several()) {
     std::optional<JobLife> gathered =
         gather_life(job, summary.universes, summary.stepping_ms, summary.output_ms, summary.where);

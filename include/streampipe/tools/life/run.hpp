@@ -1,9 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
 // A Life run, the library call behind `streampipe life`: universes of one size stepped for a
-// number of generations on GPUs (universe i on devices[i % n], all of them busy at once) or on
-// the host backend, with what happens along the way given to the caller (populations as they
-// come, snapshots, a live frame), and under mpirun the job's universes gathered to rank 0.
+// number of generations on GPUs or on the host backend, dealt by the engine's scheduler a
+// chunk of generations at a time (each universe to the member expected to finish it first;
+// their states staged in and out), with what happens along the way given to the caller
+// (populations as they come, snapshots, a live frame), and under mpirun the job's universes
+// gathered to rank 0.
 // report.hpp turns the Summary into the table, the JSON and the latency report.
 //
 // run() is called on one thread, which also runs the callbacks; under mpirun every rank
@@ -13,9 +15,9 @@
 #include "streampipe/mpi/job.hpp"
 #include "streampipe/report/latency_report.hpp"
 #include "streampipe/tools/life/board.hpp"
-#include "streampipe/tools/life/dealt.hpp"
 #include "streampipe/tools/life/pattern.hpp"
 #include "streampipe/tools/life/population_log.hpp"
+#include "streampipe/tools/life/universe.hpp"
 
 #include <cstddef>
 #include <cstdint>
@@ -28,6 +30,11 @@
 #include <vector>
 
 namespace streampipe::tools::life {
+
+// How a run's GPUs step their universes: each GPU's share in one batch (the bit-packed
+// kernel, one launch per up to 8 generations however many universes), or each universe on
+// a lane (a stream) of its own (the byte kernels, and timed runs).
+enum class Layout { batched, stream_each };
 
 struct Options {
   std::uint32_t width = 256, height = 256;
