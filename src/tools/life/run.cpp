@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: Apache-2.0
 // A Life run (see tools/life/run.hpp): the universes dealt by the engine's scheduler a chunk
 // of generations at a time (universe_operation.hpp), on the GPUs or the host, with chunks
-// that end where the caller wants to see a board; then, under mpirun, gathered.
+// sized by their measured time (chunk_rule.hpp) that end where the caller wants to see a
+// board; then, under mpirun, gathered.
 
 #include "streampipe/tools/life/run.hpp"
 
+#include "chunk_rule.hpp"
 #include "gather.hpp"
 #include "universe_operation.hpp"
 
@@ -111,6 +113,19 @@ void first_states(const Options& o, std::size_t first, const detail::UniverseSha
   }
 }
 
+// Chunks on GPUs start at 16 generations and aim at half a second each: a chunk moves every
+// state to its GPU and back and waits for the slowest universe. On the host they start at
+// one generation (a large board's may take long) and aim at 100 ms: a host chunk moves
+// nothing over a link, so short ones cost little, and a stop is taken sooner. A timed run
+// steps one generation per item.
+detail::ChunkRule chunk_rule(const Options& o, std::size_t universes) {
+  detail::ChunkRule rule;
+  rule.most = o.timed ? 1 : detail::most_generations(universes);
+  rule.first = o.gpu ? 16 : 1;
+  rule.target_ms = o.gpu ? 500 : 100;
+  return rule;
+}
+
 [[noreturn]] void fail_with(const pipeline::ItemResult& r) {
   if (r.exception) std::rethrow_exception(r.exception);
   throw std::runtime_error(r.error.empty() ? fmt::format("{} did not finish", r.label) : r.error);
@@ -161,14 +176,7 @@ Summary run(const Options& o) {
     o.on_generation(0, generation_row);
   }
 
-  // Generations run in chunks that end where a snapshot or a live frame is due, and are
-  // bounded so that a stop is taken soon and the populations held stay small: a chunk starts
-  // at 16 generations on GPUs and doubles while one takes under 500 ms (each chunk stages
-  // the states in and out: a few ms for 64 universes of 2048^2), on the host at 1 and under
-  // 100 ms.
-  const std::uint64_t chunk = o.live ? 1 : (o.snapshot_every > 0 ? o.snapshot_every : o.generations);
-  std::uint64_t step_chunk = o.timed ? 1 : (o.gpu ? 16 : 1);
-  const std::uint64_t step_chunk_max = o.timed ? 1 : 65536;
+  const detail::ChunkRule rule = chunk_rule(o, count);
   const auto t0 = Clock::now();
   std::uint64_t done = 0;
   std::vector<Clock::time_point> submitted(count);
@@ -190,9 +198,11 @@ Summary run(const Options& o) {
   // A rank with no universes starts no GPU.
   std::optional<pipeline::Engine> engine;
   if (count > 0) engine.emplace(detail::universe_operation(shape), eo);
+  detail::ChunkTime last;
   while (done < o.generations && !o.stop.stop_requested() && count > 0) {
-    std::uint64_t n = std::min({chunk, o.generations - done, step_chunk});
-    if (o.snapshot_every > 0) n = std::min(n, o.snapshot_every - done % o.snapshot_every);
+    const std::uint64_t until_board =
+        o.live ? 1 : (o.snapshot_every > 0 ? o.snapshot_every - done % o.snapshot_every : 0);
+    const std::uint64_t n = detail::next_chunk(rule, last, o.generations - done, until_board);
     const auto t_chunk = Clock::now();
     const std::size_t out_bytes = detail::output_bytes(shape, n);
     for (std::size_t k = 0; k < count; ++k) {
@@ -209,6 +219,10 @@ Summary run(const Options& o) {
     first_index += count;
     for (const auto& r : results)
       if (!r.ok()) fail_with(r);
+    // Sized by the time the lanes stepped (their copies and waits are about the same
+    // whatever the chunk's length); the wall clock where they did not time it.
+    const double stepped_ms = detail::stepping_ms(results);
+    last = {n, stepped_ms > 0 ? stepped_ms : ms_between(t_chunk, Clock::now())};
     std::uint64_t stepped = n;
     if (stream_rows)
       for (std::uint64_t j = 0; j < n; ++j) {
@@ -224,7 +238,6 @@ Summary run(const Options& o) {
       std::memcpy(states[k].data(), outputs[k].data() + n, state_bytes);
       runs_on[k] = results[k].device >= 0 ? results[k].device : runs_on[k];
     }
-    if (ms_between(t_chunk, Clock::now()) < (o.gpu ? 500 : 100)) step_chunk = std::min(2 * step_chunk, step_chunk_max);
     done += stepped;
     if (stepped < n) break;
     const auto t_out = Clock::now();
