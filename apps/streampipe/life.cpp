@@ -59,8 +59,7 @@ int run_life(const LifeFlags& f, const ReportOptions& report_options) {
   // would read as "exists".
   ranks.barrier();
   complete_life_options(f, choice, o);
-  check_life_memory({f.size, o.width, o.height, ranks.shard(static_cast<std::size_t>(f.universes)).size(), o.gpu,
-                     o.kernel == tools::life::Kernel::bit_packed, f.snapshot_every, f.scale},
+  check_life_memory(o, {f.size, ranks.shard(static_cast<std::size_t>(f.universes)).size(), f.scale},
                     f.max_memory_mib);
 
   o.job = &ranks;

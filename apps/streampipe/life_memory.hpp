@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
 #pragma once
-// What a life run holds on the host, checked before any of it is allocated (issue 36): each
-// universe's state twice (its state and the output of the chunk it is in the engine for),
-// a bit per cell with the bit-packed kernel on GPUs and a byte per cell otherwise; the
+// What a life run holds on the host, checked before any of it is allocated (issue 36): the
+// universes' states with room for a chunk's populations (tools::life::state_memory); the
 // boards the first states are made from, one per core at once; the host's two boards for
 // its steps; and a frame with its encoding. A size no board can have, a frame beyond 2^31
 // pixels, and more than the run may take (memory_option.hpp) are bad usage (UsageError)
 // naming the option.
+
+#include "streampipe/tools/life/run.hpp"
 
 #include <cstdint>
 #include <string>
@@ -14,15 +15,12 @@
 namespace streampipe::cli {
 
 struct LifeFootprint {
-  std::string size;  // --size as given, for messages
-  std::uint32_t width = 0, height = 0;
+  std::string size;             // --size as given, for messages
   std::uint64_t universes = 0;  // this process's
-  bool gpu = false;
-  bool bit_packed = true;       // the kernel on GPUs
-  std::uint64_t snapshot_every = 0;
-  unsigned scale = 1;
+  unsigned scale = 1;           // of the frames
 };
 
-void check_life_memory(const LifeFootprint& f, std::uint64_t max_memory_mib);
+// `run` as complete_life_options made it: the board, the kernel, where it runs, the frames.
+void check_life_memory(const tools::life::Options& run, const LifeFootprint& f, std::uint64_t max_memory_mib);
 
 }  // namespace streampipe::cli

@@ -3,6 +3,7 @@
 // every universe as advance_host does, streams every generation's populations in order,
 // shows the boards it was asked to, times a query per generation, and stops when told.
 #include "universe_operation.hpp"
+#include "universe_states.hpp"
 
 #include "streampipe/pipeline/engine.hpp"
 #include "streampipe/tools/life/report.hpp"
@@ -11,6 +12,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <stop_token>
 #include <vector>
 
@@ -96,52 +98,87 @@ TEST(LifeRun, UniversesDealtToSimulatedDevices) {
   EXPECT_NE(s.where.find("3 simulated device(s)"), std::string::npos) << s.where;
 }
 
-// An item of the engine's Life operation: the state in, the populations and the new state
-// out; the host form steps the bit-packed words a GPU would (a universe may move between
-// the CPU and a GPU from one chunk to the next) as it steps bytes.
-TEST(LifeUniverseOperation, TheHostFormStepsWordsAndBytesAlike) {
+// An item of the engine's Life operation: the state in, the new state and the populations
+// out, over the input (a universe stepped in place, two chunks running on); the host form
+// steps the bit-packed words a GPU would (a universe may move between the CPU and a GPU from
+// one chunk to the next) as it steps bytes.
+TEST(LifeUniverseOperation, TheHostFormStepsWordsAndBytesInPlace) {
   for (const auto layout : {detail::StateLayout::words, detail::StateLayout::bytes}) {
+    SCOPED_TRACE(layout == detail::StateLayout::words ? "words" : "bytes");
+    // 70x9 bytes is not a whole number of words: the populations start past a padding.
     const detail::UniverseShape shape{.width = 70, .height = 9, .kernel = Kernel::bit_packed, .layout = layout};
-    const Board start = random_board(70, 9, 0.4, 3), other = random_board(70, 9, 0.2, 4);
-    std::vector<std::vector<std::uint64_t>> in{detail::to_state(start, shape), detail::to_state(other, shape)};
-    EXPECT_EQ(detail::to_board(in[0], shape), start);
-    constexpr std::uint64_t kGenerations = 11;
-    const std::size_t out_bytes = detail::output_bytes(shape, kGenerations);
-    std::vector<std::vector<std::uint64_t>> out(2, std::vector<std::uint64_t>((out_bytes + 7) / 8));
+    const std::vector<Board> start{random_board(70, 9, 0.4, 3), random_board(70, 9, 0.2, 4)};
+    detail::UniverseStates states(2, shape, 16);
+    for (std::size_t u = 0; u < 2; ++u) {
+      const auto state = detail::to_state(start[u], shape);
+      std::copy(state.begin(), state.end(), states.state(u).begin());
+      EXPECT_EQ(detail::to_board(states.state(u), shape), start[u]);
+    }
     pipeline::EngineOptions eo;
     eo.backend = pipeline::Backend::host;
     eo.batch_items = 2;  // both in one batch
-    {
-      pipeline::Engine engine(detail::universe_operation(shape), eo);
+    pipeline::Engine engine(detail::universe_operation(shape), eo);
+    std::vector<Board> want = start;
+    for (const std::uint64_t generations : {11u, 5u}) {
       for (std::size_t u = 0; u < 2; ++u) {
         pipeline::Item item;
-        item.in = std::as_bytes(std::span(in[u])).first(detail::state_bytes(shape));
-        item.out = std::as_writable_bytes(std::span(out[u])).first(out_bytes);
+        item.in = states.input(u);
+        item.out = states.output(u, generations);
+        ASSERT_EQ(item.out.data(), item.in.data());
         (void)engine.submit(std::move(item));
       }
-      const auto stats = engine.drain();
-      EXPECT_EQ(stats.done, 2u);
-    }
-    for (std::size_t u = 0; u < 2; ++u) {
-      Board want = u == 0 ? start : other;
-      for (std::uint64_t g = 0; g < kGenerations; ++g) {
-        want = advance_host(want, 1, 1);
-        EXPECT_EQ(out[u][g], want.population()) << u << " at " << g;
+      EXPECT_EQ(engine.drain().failed, 0u);
+      for (std::size_t u = 0; u < 2; ++u) {
+        for (std::uint64_t g = 0; g < generations; ++g) {
+          want[u] = advance_host(want[u], 1, 1);
+          EXPECT_EQ(states.populations(u, generations)[g], want[u].population()) << u << " at " << g;
+        }
+        EXPECT_EQ(detail::to_board(states.state(u), shape), want[u]) << u;
       }
-      EXPECT_EQ(detail::to_board(std::span(out[u]).subspan(kGenerations), shape), want) << u;
     }
   }
-  // A state of another size, or an output without a population, is refused.
+  // A state of another size, an output of the state alone or with part of a population
+  // after it, is refused.
   const detail::UniverseShape shape{.width = 8, .height = 8};
   EXPECT_THROW((void)detail::to_state(Board::empty(8, 9), shape), std::invalid_argument);
   pipeline::EngineOptions eo;
   eo.backend = pipeline::Backend::host;
   pipeline::Engine engine(detail::universe_operation(shape), eo);
-  std::vector<std::uint64_t> state(8), out(8);
-  pipeline::Item item;
-  item.in = std::as_bytes(std::span(state));
-  item.out = std::as_writable_bytes(std::span(out));  // the state alone: no generation
-  EXPECT_FALSE(engine.submit(std::move(item)).get().ok());
+  std::vector<std::uint64_t> state(8), out(10);
+  for (const std::size_t out_bytes : {64u, 68u}) {
+    pipeline::Item item;
+    item.in = std::as_bytes(std::span(state));
+    item.out = std::as_writable_bytes(std::span(out)).first(out_bytes);
+    const pipeline::ItemResult r = engine.submit(std::move(item)).get();
+    EXPECT_FALSE(r.ok()) << out_bytes;
+    EXPECT_NE(r.error.find("a whole number of populations"), std::string::npos) << r.error;
+  }
+}
+
+// The states' block: each universe's state, then its populations at a whole number of
+// words, apart from the next universe's; as many generations as it was made for, no more.
+TEST(LifeUniverseStates, EachUniverseHoldsItsStateAndAChunksPopulations) {
+  const detail::UniverseShape bytes{.width = 13, .height = 3, .layout = detail::StateLayout::bytes};
+  EXPECT_EQ(detail::state_bytes(bytes), 39u);
+  EXPECT_EQ(detail::populations_offset(bytes), 40u);
+  EXPECT_EQ(detail::output_bytes(bytes, 3), 64u);
+  detail::UniverseStates states(3, bytes, 4);
+  EXPECT_EQ(states.size(), 3u);
+  EXPECT_EQ(states.input(0).size(), 39u);
+  EXPECT_EQ(states.output(2, 4).size(), 72u);
+  EXPECT_GE(states.input(1).data(), states.output(0, 4).data() + 72) << "universes overlap";
+  EXPECT_EQ(reinterpret_cast<const std::byte*>(states.populations(1, 2).data()), states.input(1).data() + 40);
+  EXPECT_THROW((void)states.output(0, 5), std::out_of_range);
+  EXPECT_THROW((void)states.populations(0, 0), std::out_of_range);
+  EXPECT_GE(detail::UniverseStates::block_bytes(3, bytes, 4), 3u * 72u);
+  EXPECT_FALSE(states.pinned());
+  // The block a run of 64 GPU universes of 2048^2 holds: a bit a cell and a chunk's populations.
+  Options o;
+  o.width = o.height = 2048;
+  o.gpu = true;
+  EXPECT_EQ(state_memory(o, 64), 64u * (2048u * 2048u / 8u + 65536u * 8u));
+  o.gpu = false;  // a byte a cell on the host
+  EXPECT_EQ(state_memory(o, 64), 64u * (2048u * 2048u + 65536u * 8u));
 }
 
 // The first states are filled by blocks of rows on several threads: the same state, and the

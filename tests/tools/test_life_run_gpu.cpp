@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 // tools::life::run on GPUs: universes dealt by the engine a chunk at a time (GPU 0 named
 // several times stands for several devices on a one-GPU host), every kernel, batched, a lane
-// each and timed, every universe stepping exactly as the CPU reference steps it alone.
+// each and timed, from pinned states (one GPU) and pageable ones (several), every universe
+// stepping exactly as the CPU reference steps it alone.
 
+#include <fmt/format.h>
 #include <gtest/gtest.h>
 
 #include <vector>
@@ -29,7 +31,7 @@ Options gpu_options(Kernel kernel, std::vector<int> devices) {
   Options o;
   o.width = 131;  // not a whole number of words
   o.height = 45;
-  o.generations = 40;  // chunks of 16 and 24: the states go back and forth
+  o.generations = 40;  // a first chunk of 16, then the rest: the states go back and forth
   o.universes = 7;
   o.seed = 40;
   o.kernel = kernel;
@@ -55,19 +57,20 @@ void expect_reference(const Options& o, const Summary& s, const std::vector<std:
 
 TEST(LifeRunGpu, EveryKernelMatchesTheReferenceUniverseByUniverse) {
   SP_REQUIRE_GPU();
-  for (const Kernel kernel : {Kernel::bit_packed, Kernel::shared_memory, Kernel::global_memory}) {
-    SCOPED_TRACE(std::string(to_string(kernel)));
-    Options o = gpu_options(kernel, all_gpus_or_zero_thrice());
-    std::vector<std::vector<std::uint64_t>> rows;
-    o.every_population = true;
-    o.on_generation = [&](std::uint64_t g, std::span<const std::uint64_t> row) {
-      EXPECT_EQ(g, rows.size());
-      rows.emplace_back(row.begin(), row.end());
-    };
-    const Summary s = run(o);
-    EXPECT_EQ(s.layout, kernel == Kernel::bit_packed ? Layout::batched : Layout::stream_each);
-    expect_reference(o, s, rows);
-  }
+  for (const Kernel kernel : {Kernel::bit_packed, Kernel::shared_memory, Kernel::global_memory})
+    for (const auto& devices : {std::vector<int>{0}, all_gpus_or_zero_thrice()}) {
+      SCOPED_TRACE(fmt::format("{} on {} device(s)", to_string(kernel), devices.size()));
+      Options o = gpu_options(kernel, devices);
+      std::vector<std::vector<std::uint64_t>> rows;
+      o.every_population = true;
+      o.on_generation = [&](std::uint64_t g, std::span<const std::uint64_t> row) {
+        EXPECT_EQ(g, rows.size());
+        rows.emplace_back(row.begin(), row.end());
+      };
+      const Summary s = run(o);
+      EXPECT_EQ(s.layout, kernel == Kernel::bit_packed ? Layout::batched : Layout::stream_each);
+      expect_reference(o, s, rows);
+    }
 }
 
 TEST(LifeRunGpu, SnapshotsTimingAndAPattern) {

@@ -168,12 +168,12 @@ __global__ void count_words_kernel(const std::uint64_t* __restrict__ words, std:
 
 __global__ void scatter_kernel(const std::uint64_t* __restrict__ counts, std::uint32_t universes,
                                std::uint64_t generations, const pipeline::ItemDescriptor* __restrict__ items,
-                               std::byte* __restrict__ out) {
+                               std::byte* __restrict__ out, std::size_t at) {
   const std::uint64_t total = generations * universes;
   const std::uint64_t stride = std::uint64_t{gridDim.x} * blockDim.x;
   for (std::uint64_t i = std::uint64_t{blockIdx.x} * blockDim.x + threadIdx.x; i < total; i += stride) {
     const std::uint64_t u = i / generations, g = i % generations;
-    reinterpret_cast<std::uint64_t*>(out + items[u].out_offset)[g] = counts[g * universes + u];
+    reinterpret_cast<std::uint64_t*>(out + items[u].out_offset + at)[g] = counts[g * universes + u];
   }
 }
 
@@ -266,9 +266,10 @@ void count_words(StreamRef stream, const std::uint64_t* words, std::uint64_t n, 
 }
 
 void scatter_populations(StreamRef stream, const std::uint64_t* counts, std::uint32_t universes,
-                         std::uint64_t generations, const pipeline::ItemDescriptor* items, std::byte* out) {
+                         std::uint64_t generations, const pipeline::ItemDescriptor* items, std::byte* out,
+                         std::size_t at) {
   launch(stream, LaunchConfig::for_elements(stream.device(), generations * universes, 256, 1, 8), scatter_kernel,
-         counts, universes, generations, items, out);
+         counts, universes, generations, items, out, at);
 }
 
 }  // namespace streampipe::tools::life::detail

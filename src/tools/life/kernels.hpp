@@ -10,6 +10,7 @@
 #include "streampipe/pipeline/item_descriptor.hpp"
 
 #include <array>
+#include <cstddef>
 #include <cstdint>
 
 namespace streampipe::tools::life::detail {
@@ -52,9 +53,10 @@ void count_words(StreamRef stream, const std::uint64_t* words, std::uint64_t cou
                  unsigned long long* count);
 
 // An engine batch's populations to its items' outputs: counts[g * universes + u] (as the
-// kernels log them) to the g-th uint64 of item u's output, at out + items[u].out_offset
-// (`items` in device memory).
+// kernels log them) to the g-th uint64 from out + items[u].out_offset + at (`items` in
+// device memory; `at` a multiple of 8).
 void scatter_populations(StreamRef stream, const std::uint64_t* counts, std::uint32_t universes,
-                         std::uint64_t generations, const pipeline::ItemDescriptor* items, std::byte* out);
+                         std::uint64_t generations, const pipeline::ItemDescriptor* items, std::byte* out,
+                         std::size_t at);
 
 }  // namespace streampipe::tools::life::detail

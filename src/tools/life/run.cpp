@@ -9,6 +9,7 @@
 #include "chunk_rule.hpp"
 #include "gather.hpp"
 #include "universe_operation.hpp"
+#include "universe_states.hpp"
 
 #include "streampipe/cuda/device.hpp"
 #include "streampipe/pipeline/engine.hpp"
@@ -20,7 +21,6 @@
 
 #include <algorithm>
 #include <chrono>
-#include <cstring>
 #include <optional>
 #include <thread>
 
@@ -83,13 +83,10 @@ pipeline::EngineOptions engine_options(const Options& o, const std::vector<int>&
 // population, made on the host on every core: universes at once, and for fewer universes
 // than cores, blocks of rows of each at once.
 void first_states(const Options& o, std::size_t first, const detail::UniverseShape& shape,
-                  std::vector<std::vector<std::uint64_t>>& states, std::vector<std::uint64_t>& populations) {
+                  detail::UniverseStates& states, std::vector<std::uint64_t>& populations) {
   const std::size_t count = states.size();
   const std::size_t cores = std::max(1u, std::thread::hardware_concurrency());
   const std::size_t blocks = o.pattern ? 1 : std::min<std::size_t>((cores + count - 1) / count, o.height);
-  const std::size_t words = (detail::state_bytes(shape) + 7) / 8;
-  if (!o.pattern)
-    for (auto& state : states) state.assign(words, 0);
   std::vector<std::uint64_t> live(count * blocks, 0);
   const std::uint64_t threshold = density_threshold(o.density);
   std::vector<std::jthread> threads;
@@ -101,11 +98,13 @@ void first_states(const Options& o, std::size_t first, const detail::UniverseSha
       Board board = random_board(o.width, o.height, o.density, o.seed + first + k);
       place(board, *o.pattern, o.pattern_x, o.pattern_y);
       live[part] = board.population();
-      states[k] = detail::to_state(board, shape);
+      const std::vector<std::uint64_t> state = detail::to_state(board, shape);
+      std::copy(state.begin(), state.end(), states.state(k).begin());
       return;
     }
     const auto row = [&](std::size_t b) { return static_cast<std::uint32_t>(o.height * b / blocks); };
-    live[part] = detail::fill_random_rows(states[k], shape, o.seed + first + k, threshold, row(block), row(block + 1));
+    live[part] = detail::fill_random_rows(states.state(k), shape, o.seed + first + k, threshold, row(block),
+                                          row(block + 1));
   });
   for (std::size_t k = 0; k < count; ++k) {
     populations[k] = 0;
@@ -124,6 +123,16 @@ detail::ChunkRule chunk_rule(const Options& o, std::size_t universes) {
   rule.first = o.gpu ? 16 : 1;
   rule.target_ms = o.gpu ? 500 : 100;
   return rule;
+}
+
+// The universes' shape: in the GPUs' kernel's layout, or a byte per cell on the host.
+detail::UniverseShape shape_of(const Options& o) {
+  return {o.width,
+          o.height,
+          o.kernel,
+          o.gpu ? detail::layout_of(o.kernel) : detail::StateLayout::bytes,
+          o.rows_per_thread,
+          std::max(1u, std::thread::hardware_concurrency())};
 }
 
 [[noreturn]] void fail_with(const pipeline::ItemResult& r) {
@@ -147,42 +156,15 @@ Summary run(const Options& o) {
   const std::size_t count = share.size();
   // Timing one generation of one universe takes an item each.
   summary.layout = o.gpu && o.kernel == Kernel::bit_packed && !o.timed ? Layout::batched : Layout::stream_each;
-  const std::uint32_t host_threads = std::max(1u, std::thread::hardware_concurrency());
-  const detail::UniverseShape shape{o.width,
-                                    o.height,
-                                    o.kernel,
-                                    o.gpu ? detail::layout_of(o.kernel) : detail::StateLayout::bytes,
-                                    o.rows_per_thread,
-                                    host_threads};
+  const detail::UniverseShape shape = shape_of(o);
   const std::size_t state_bytes = detail::state_bytes(shape);
 
-  std::vector<std::vector<std::uint64_t>> states(count), outputs(count);
-  std::vector<PopulationLog> populations;
-  std::vector<int> runs_on(count, job.several() && !o.gpu ? job.info().rank : -1);
-  const bool keep_populations = o.every_population && job.several();
-  {
-    std::vector<std::uint64_t> first(count);
-    first_states(o, share.begin, shape, states, first);
-    for (std::size_t k = 0; k < count; ++k) {
-      populations.emplace_back(keep_populations);
-      populations.back().add(first[k]);
-      if (o.snapshot_every > 0 && o.on_snapshot) o.on_snapshot(share.begin + k, 0, detail::to_board(states[k], shape));
-    }
-  }
-  const bool stream_rows = o.every_population && !job.several() && o.on_generation;
-  std::vector<std::uint64_t> generation_row(count);
-  if (stream_rows) {
-    for (std::size_t k = 0; k < count; ++k) generation_row[k] = populations[k].last();
-    o.on_generation(0, generation_row);
-  }
-
   const detail::ChunkRule rule = chunk_rule(o, count);
-  const auto t0 = Clock::now();
-  std::uint64_t done = 0;
   std::vector<Clock::time_point> submitted(count);
   std::vector<pipeline::ItemResult> results(count);
   pipeline::EngineOptions eo = engine_options(o, dealt_to, count, state_bytes, summary.layout);
   std::size_t first_index = 0;  // the engine's index of this chunk's first item
+  Clock::time_point t0;
   eo.on_complete = [&](const pipeline::ItemResult& r) {
     const std::size_t k = r.index - first_index;
     results.at(k) = r;
@@ -195,23 +177,47 @@ Summary run(const Options& o) {
     if (r.device != pipeline::kCpuDevice && !o.simulated) q.compute_ms = r.timing.compute_ms;
     summary.queries.push_back(q);
   };
-  // A rank with no universes starts no GPU.
+  // The engine first: its GPUs start on threads of their own while this one makes the
+  // states. A rank with no universes starts no GPU.
   std::optional<pipeline::Engine> engine;
   if (count > 0) engine.emplace(detail::universe_operation(shape), eo);
-  detail::ChunkTime last;
-  while (done < o.generations && !o.stop.stop_requested() && count > 0) {
-    const std::uint64_t until_board =
-        o.live ? 1 : (o.snapshot_every > 0 ? o.snapshot_every - done % o.snapshot_every : 0);
-    const std::uint64_t n = detail::next_chunk(rule, last, o.generations - done, until_board);
-    const auto t_chunk = Clock::now();
-    const std::size_t out_bytes = detail::output_bytes(shape, n);
+  detail::UniverseStates states(count, shape, rule.most);
+  std::vector<PopulationLog> populations;
+  std::vector<int> runs_on(count, job.several() && !o.gpu ? job.info().rank : -1);
+  const bool keep_populations = o.every_population && job.several();
+  {
+    std::vector<std::uint64_t> first(count);
+    first_states(o, share.begin, shape, states, first);
     for (std::size_t k = 0; k < count; ++k) {
-      outputs[k].resize((out_bytes + 7) / 8);
-      pipeline::Item item;
-      item.in = std::as_bytes(std::span(states[k])).first(state_bytes);
-      item.out = std::as_writable_bytes(std::span(outputs[k])).first(out_bytes);
+      populations.emplace_back(keep_populations);
+      populations.back().add(first[k]);
+      if (o.snapshot_every > 0 && o.on_snapshot)
+        o.on_snapshot(share.begin + k, 0, detail::to_board(states.state(k), shape));
+    }
+  }
+  const bool stream_rows = o.every_population && !job.several() && o.on_generation;
+  std::vector<std::uint64_t> generation_row(count);
+  if (stream_rows) {
+    for (std::size_t k = 0; k < count; ++k) generation_row[k] = populations[k].last();
+    o.on_generation(0, generation_row);
+  }
+  // With one GPU the states are pinned, so that the engine copies them where they are.
+  // With several they stay pageable: the engine then stages each GPU's batch on a worker of
+  // its own, which also enqueues it; from pinned memory this thread would enqueue every
+  // GPU's chunk, and a launch into a full queue would hold it on one GPU while the others
+  // wait.
+  if (engine && gpus.size() == 1) {
+    const CurrentDeviceGuard current(gpus.front());
+    states.pin();
+  }
+  // Every universe stepped `n` generations from `from`.
+  const auto run_chunk = [&](std::uint64_t n, std::uint64_t from) {
+    for (std::size_t k = 0; k < count; ++k) {
+      pipeline::Item item;  // stepped in place: the output lies over the input
+      item.in = states.input(k);
+      item.out = states.output(k, n);
       item.work = static_cast<double>(n);
-      item.label = fmt::format("universe {}, generations {}-{}", share.begin + k, done + 1, done + n);
+      item.label = fmt::format("universe {}, generations {}-{}", share.begin + k, from + 1, from + n);
       submitted[k] = Clock::now();
       (void)engine->submit(std::move(item));
     }
@@ -219,14 +225,27 @@ Summary run(const Options& o) {
     first_index += count;
     for (const auto& r : results)
       if (!r.ok()) fail_with(r);
+  };
+
+  t0 = Clock::now();
+  std::uint64_t done = 0;
+  detail::ChunkTime last;
+  while (done < o.generations && !o.stop.stop_requested() && count > 0) {
+    const std::uint64_t until_board =
+        o.live ? 1 : (o.snapshot_every > 0 ? o.snapshot_every - done % o.snapshot_every : 0);
+    const std::uint64_t n = detail::next_chunk(rule, last, o.generations - done, until_board);
+    const auto t_chunk = Clock::now();
+    run_chunk(n, done);
     // Sized by the time the lanes stepped (their copies and waits are about the same
     // whatever the chunk's length); the wall clock where they did not time it.
     const double stepped_ms = detail::stepping_ms(results);
     last = {n, stepped_ms > 0 ? stepped_ms : ms_between(t_chunk, Clock::now())};
+    std::vector<std::span<const std::uint64_t>> logs;
+    for (std::size_t k = 0; k < count; ++k) logs.push_back(states.populations(k, n));
     std::uint64_t stepped = n;
     if (stream_rows)
       for (std::uint64_t j = 0; j < n; ++j) {
-        for (std::size_t k = 0; k < count; ++k) generation_row[k] = outputs[k][j];
+        for (std::size_t k = 0; k < count; ++k) generation_row[k] = logs[k][j];
         o.on_generation(done + j + 1, generation_row);
         if (o.stop.stop_requested()) {  // a stop ends the run at the generation it came after
           stepped = j + 1;
@@ -234,8 +253,7 @@ Summary run(const Options& o) {
         }
       }
     for (std::size_t k = 0; k < count; ++k) {
-      populations[k].add(std::span<const std::uint64_t>(outputs[k]).first(stepped));
-      std::memcpy(states[k].data(), outputs[k].data() + n, state_bytes);
+      populations[k].add(logs[k].first(stepped));
       runs_on[k] = results[k].device >= 0 ? results[k].device : runs_on[k];
     }
     done += stepped;
@@ -243,8 +261,9 @@ Summary run(const Options& o) {
     const auto t_out = Clock::now();
     const bool snapshot = o.snapshot_every > 0 && done % o.snapshot_every == 0;
     if (snapshot && o.on_snapshot)
-      for (std::size_t k = 0; k < count; ++k) o.on_snapshot(share.begin + k, done, detail::to_board(states[k], shape));
-    if (o.live && o.on_live) o.on_live(done, detail::to_board(states[0], shape), populations[0].last());
+      for (std::size_t k = 0; k < count; ++k)
+        o.on_snapshot(share.begin + k, done, detail::to_board(states.state(k), shape));
+    if (o.live && o.on_live) o.on_live(done, detail::to_board(states.state(0), shape), populations[0].last());
     summary.output_ms += ms_between(t_out, Clock::now());
   }
   summary.interrupted = o.stop.stop_requested();
@@ -270,6 +289,10 @@ Summary run(const Options& o) {
     summary.where = gathered->where;
   }
   return summary;
+}
+
+std::uint64_t state_memory(const Options& o, std::size_t universes) {
+  return detail::UniverseStates::block_bytes(universes, shape_of(o), chunk_rule(o, universes).most);
 }
 
 }  // namespace streampipe::tools::life

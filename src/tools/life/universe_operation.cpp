@@ -40,19 +40,20 @@ void reserve(DeviceBuffer<std::uint64_t>& buffer, const Device& device, StreamRe
   buffer = DeviceBuffer<std::uint64_t>(device, std::max(n, 2 * buffer.size()));
 }
 
-std::uint64_t generations_of(const pipeline::ItemDescriptor& item, std::size_t state) {
-  if (item.in_bytes != state || item.out_bytes <= state || (item.out_bytes - state) % sizeof(std::uint64_t) != 0)
-    throw std::invalid_argument(fmt::format("a Life item takes a state of {} bytes and gives a whole number of "
-                                            "populations before it, not {} bytes in and {} out",
-                                            state, item.in_bytes, item.out_bytes));
-  return (item.out_bytes - state) / sizeof(std::uint64_t);
+std::uint64_t generations_of(const pipeline::ItemDescriptor& item, const UniverseShape& shape) {
+  const std::size_t state = state_bytes(shape), at = populations_offset(shape);
+  if (item.in_bytes != state || item.out_bytes <= at || (item.out_bytes - at) % sizeof(std::uint64_t) != 0)
+    throw std::invalid_argument(fmt::format("a Life item takes a state of {} bytes and gives it back with a whole "
+                                            "number of populations after {} bytes, not {} bytes in and {} out",
+                                            state, at, item.in_bytes, item.out_bytes));
+  return (item.out_bytes - at) / sizeof(std::uint64_t);
 }
 
 // The batch's items all step the same generations (run.cpp submits a chunk at a time).
-std::uint64_t batch_generations(const pipeline::Batch& b, std::size_t state) {
-  const std::uint64_t n = generations_of(b.items()[0], state);
+std::uint64_t batch_generations(const pipeline::Batch& b, const UniverseShape& shape) {
+  const std::uint64_t n = generations_of(b.items()[0], shape);
   for (const auto& item : b.items())
-    if (generations_of(item, state) != n)
+    if (generations_of(item, shape) != n)
       throw std::invalid_argument("a batch of Life universes steps one number of generations");
   return n;
 }
@@ -62,7 +63,7 @@ void step_on_gpu(const pipeline::Batch& b, const UniverseShape& shape) {
   const StreamRef stream = b.stream();
   const cudaStream_t s = stream.handle();
   const std::size_t state = state_bytes(shape), words = (state + 7) / 8, k = b.size();
-  const std::uint64_t n = batch_generations(b, state);
+  const std::uint64_t n = batch_generations(b, shape);
   LaneBuffers& lane = gpu->lanes.at(static_cast<std::size_t>(b.member_lane()));
   reserve(lane.a, gpu->device, stream, k * words);
   reserve(lane.b, gpu->device, stream, k * words);
@@ -94,21 +95,23 @@ void step_on_gpu(const pipeline::Batch& b, const UniverseShape& shape) {
     if (n % 2 == 1) result = lane.b.data();
   }
   for (std::size_t u = 0; u < k; ++u)
-    SP_CUDA_CHECK(cudaMemcpyAsync(b.out_as<std::byte>(u) + n * sizeof(std::uint64_t), result + u * words, state,
-                                  cudaMemcpyDeviceToDevice, s));
+    SP_CUDA_CHECK(cudaMemcpyAsync(b.out_as<std::byte>(u), result + u * words, state, cudaMemcpyDeviceToDevice, s));
   // The engine uploads its descriptors only for batches of several items: the lane's own.
   static_assert(sizeof(pipeline::ItemDescriptor) == 4 * sizeof(std::uint64_t));
   auto* items = reinterpret_cast<pipeline::ItemDescriptor*>(lane.counts.data() + n * k);
   SP_CUDA_CHECK(cudaMemcpyAsync(items, b.items().data(), k * sizeof(pipeline::ItemDescriptor), cudaMemcpyHostToDevice, s));
-  scatter_populations(stream, lane.counts.data(), static_cast<std::uint32_t>(k), n, items, b.out());
+  scatter_populations(stream, lane.counts.data(), static_cast<std::uint32_t>(k), n, items, b.out(),
+                      populations_offset(shape));
 }
 
 void step_on_host(const pipeline::Batch& b, const UniverseShape& shape) {
   const std::size_t state = state_bytes(shape);
-  const std::uint64_t n = batch_generations(b, state);
+  const std::uint64_t n = batch_generations(b, shape);
   for (std::size_t u = 0; u < b.size(); ++u) {
-    auto* populations = b.out_as<std::uint64_t>(u);
-    std::byte* out_state = b.out_as<std::byte>(u) + n * sizeof(std::uint64_t);
+    // The output may lie over the input: the state is read whole first, and the
+    // populations lie past it.
+    auto* populations = reinterpret_cast<std::uint64_t*>(b.out_as<std::byte>(u) + populations_offset(shape));
+    std::byte* out_state = b.out_as<std::byte>(u);
     if (shape.layout == StateLayout::words) {
       std::vector<std::uint64_t> now(state / 8), next;
       std::memcpy(now.data(), b.in_as<const std::byte>(u), state);
@@ -145,8 +148,12 @@ std::size_t state_bytes(const UniverseShape& shape) noexcept {
              : std::size_t{shape.width} * shape.height;
 }
 
+std::size_t populations_offset(const UniverseShape& shape) noexcept {
+  return (state_bytes(shape) + sizeof(std::uint64_t) - 1) / sizeof(std::uint64_t) * sizeof(std::uint64_t);
+}
+
 std::size_t output_bytes(const UniverseShape& shape, std::uint64_t generations) noexcept {
-  return generations * sizeof(std::uint64_t) + state_bytes(shape);
+  return populations_offset(shape) + generations * sizeof(std::uint64_t);
 }
 
 std::vector<std::uint64_t> to_state(const Board& board, const UniverseShape& shape) {

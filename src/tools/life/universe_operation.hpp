@@ -4,15 +4,18 @@
 // engine, a chunk of generations at a time). An item is one universe stepped for some
 // generations:
 //   input   its state: state_bytes(shape)
-//   output  its population after each generation (uint64 each), then its new state
-// so the generations an item steps follow from its output's size. The state is in the
-// layout of the kernel that steps it (bit-packed words, or a byte per cell), which the
-// host form steps too (bitpacked::step_host, step_host): a universe may step on any member
-// of the set from one chunk to the next.
+//   output  its new state, then from populations_offset(shape) its population after each
+//           generation (uint64 each)
+// so the generations an item steps follow from its output's size, and the output may lie
+// over the input (a universe stepped in place: the input is read whole before any output
+// is written, on every member). The state is in the layout of the kernel that steps it
+// (bit-packed words, or a byte per cell), which the host form steps too
+// (bitpacked::step_host, step_host): a universe may step on any member of the set from one
+// chunk to the next.
 //
 // Device form: the bit-packed kernel steps all of a batch's universes at once (one launch
 // per up to 8 generations), in the lane's own two buffers; the byte kernels step them one
-// after another; then each item's populations and state go to its output. Host form: the
+// after another; then each item's state and populations go to its output. Host form: the
 // host references, on `host_threads` threads for the byte layout.
 #include "streampipe/pipeline/operation.hpp"
 #include "streampipe/tools/life/board.hpp"
@@ -38,6 +41,8 @@ struct UniverseShape {
 // The layout a kernel steps; the byte kernels take bytes, the bit-packed one words.
 [[nodiscard]] StateLayout layout_of(Kernel kernel) noexcept;
 [[nodiscard]] std::size_t state_bytes(const UniverseShape& shape) noexcept;
+// Where an output's populations begin: after the state, at a whole number of uint64.
+[[nodiscard]] std::size_t populations_offset(const UniverseShape& shape) noexcept;
 // An item's output for `generations` (>= 1) generations.
 [[nodiscard]] std::size_t output_bytes(const UniverseShape& shape, std::uint64_t generations) noexcept;
 

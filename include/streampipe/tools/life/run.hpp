@@ -3,9 +3,9 @@
 // A Life run, the library call behind `streampipe life`: universes of one size stepped for a
 // number of generations on GPUs or on the host backend, dealt by the engine's scheduler a
 // chunk of generations at a time (each universe to the member expected to finish it first;
-// their states staged in and out), with what happens along the way given to the caller
-// (populations as they come, snapshots, a live frame), and under mpirun the job's universes
-// gathered to rank 0.
+// its state copied in and out, from pinned memory with one GPU), with what happens along
+// the way given to the caller (populations as they come, snapshots, a live frame), and
+// under mpirun the job's universes gathered to rank 0.
 // report.hpp turns the Summary into the table, the JSON and the latency report.
 //
 // run() is called on one thread, which also runs the callbacks; under mpirun every rank
@@ -89,5 +89,11 @@ struct Summary {
 };
 
 [[nodiscard]] Summary run(const Options& options);
+
+// What run() holds on the host for `universes` universes of this process while it steps:
+// their states (a bit per cell with the bit-packed kernel on GPUs, else a byte) and room for
+// a chunk's populations, in bytes (saturating). Allocates nothing: a caller may refuse a run
+// that would not fit before it starts.
+[[nodiscard]] std::uint64_t state_memory(const Options& options, std::size_t universes);
 
 }  // namespace streampipe::tools::life
