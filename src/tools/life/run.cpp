@@ -165,10 +165,11 @@ Summary run(const Options& o) {
   pipeline::EngineOptions eo = engine_options(o, dealt_to, count, state_bytes, summary.layout);
   std::size_t first_index = 0;  // the engine's index of this chunk's first item
   Clock::time_point t0;
+  bool warming = false;  // the states' pass before the clock
   eo.on_complete = [&](const pipeline::ItemResult& r) {
     const std::size_t k = r.index - first_index;
     results.at(k) = r;
-    if (!o.timed) return;
+    if (!o.timed || warming) return;
     const double begin = ms_between(t0, submitted[k]), end = ms_between(t0, Clock::now());
     report::QueryRecord q;
     q.submit_ms = q.enqueue_begin_ms = begin;
@@ -180,7 +181,8 @@ Summary run(const Options& o) {
   // The engine first: its GPUs start on threads of their own while this one makes the
   // states. A rank with no universes starts no GPU.
   std::optional<pipeline::Engine> engine;
-  if (count > 0) engine.emplace(detail::universe_operation(shape), eo);
+  const std::size_t batch = summary.layout == Layout::batched ? static_cast<std::size_t>(eo.batch_items) : 1;
+  if (count > 0) engine.emplace(detail::universe_operation(shape, batch, rule.most), eo);
   detail::UniverseStates states(count, shape, rule.most);
   std::vector<PopulationLog> populations;
   std::vector<int> runs_on(count, job.several() && !o.gpu ? job.info().rank : -1);
@@ -210,14 +212,15 @@ Summary run(const Options& o) {
     const CurrentDeviceGuard current(gpus.front());
     states.pin();
   }
-  // Every universe stepped `n` generations from `from`.
+  // Every universe stepped `n` generations from `from` (none: its state passes through).
   const auto run_chunk = [&](std::uint64_t n, std::uint64_t from) {
     for (std::size_t k = 0; k < count; ++k) {
       pipeline::Item item;  // stepped in place: the output lies over the input
       item.in = states.input(k);
       item.out = states.output(k, n);
-      item.work = static_cast<double>(n);
-      item.label = fmt::format("universe {}, generations {}-{}", share.begin + k, from + 1, from + n);
+      item.work = n > 0 ? static_cast<double>(n) : 1.0;
+      item.label = n > 0 ? fmt::format("universe {}, generations {}-{}", share.begin + k, from + 1, from + n)
+                         : fmt::format("universe {}, passed through", share.begin + k);
       submitted[k] = Clock::now();
       (void)engine->submit(std::move(item));
     }
@@ -226,6 +229,15 @@ Summary run(const Options& o) {
     for (const auto& r : results)
       if (!r.ok()) fail_with(r);
   };
+  // The stepping clock starts once the GPUs have started, and once every state has passed
+  // through a lane without a generation: a lane makes its device memory and its copies'
+  // set-up on its first batch, a start as the GPU's own is.
+  if (engine) (void)engine->wait_until_started();
+  if (engine && o.gpu) {
+    warming = true;
+    run_chunk(0, 0);
+    warming = false;
+  }
 
   t0 = Clock::now();
   std::uint64_t done = 0;

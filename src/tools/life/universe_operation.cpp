@@ -42,7 +42,7 @@ void reserve(DeviceBuffer<std::uint64_t>& buffer, const Device& device, StreamRe
 
 std::uint64_t generations_of(const pipeline::ItemDescriptor& item, const UniverseShape& shape) {
   const std::size_t state = state_bytes(shape), at = populations_offset(shape);
-  if (item.in_bytes != state || item.out_bytes <= at || (item.out_bytes - at) % sizeof(std::uint64_t) != 0)
+  if (item.in_bytes != state || item.out_bytes < at || (item.out_bytes - at) % sizeof(std::uint64_t) != 0)
     throw std::invalid_argument(fmt::format("a Life item takes a state of {} bytes and gives it back with a whole "
                                             "number of populations after {} bytes, not {} bytes in and {} out",
                                             state, at, item.in_bytes, item.out_bytes));
@@ -58,6 +58,22 @@ std::uint64_t batch_generations(const pipeline::Batch& b, const UniverseShape& s
   return n;
 }
 
+// What a lane needs for `universes` universes of `words` words stepping `generations`: each
+// generation's words, and the populations with the batch's descriptors after them.
+struct LaneSizes {
+  std::size_t words = 0, counts = 0;
+};
+LaneSizes lane_sizes(std::size_t universes, std::size_t words, std::uint64_t generations) {
+  static_assert(sizeof(pipeline::ItemDescriptor) == 4 * sizeof(std::uint64_t));
+  return {universes * words, generations * universes + 4 * universes};
+}
+
+void reserve_lane(LaneBuffers& lane, const Device& device, StreamRef stream, const LaneSizes& sizes) {
+  reserve(lane.a, device, stream, sizes.words);
+  reserve(lane.b, device, stream, sizes.words);
+  reserve(lane.counts, device, stream, sizes.counts);
+}
+
 void step_on_gpu(const pipeline::Batch& b, const UniverseShape& shape) {
   auto* gpu = b.device_state<GpuState>();
   const StreamRef stream = b.stream();
@@ -65,9 +81,7 @@ void step_on_gpu(const pipeline::Batch& b, const UniverseShape& shape) {
   const std::size_t state = state_bytes(shape), words = (state + 7) / 8, k = b.size();
   const std::uint64_t n = batch_generations(b, shape);
   LaneBuffers& lane = gpu->lanes.at(static_cast<std::size_t>(b.member_lane()));
-  reserve(lane.a, gpu->device, stream, k * words);
-  reserve(lane.b, gpu->device, stream, k * words);
-  reserve(lane.counts, gpu->device, stream, n * k + 4 * k);
+  reserve_lane(lane, gpu->device, stream, lane_sizes(k, words, n));
   for (std::size_t u = 0; u < k; ++u)
     SP_CUDA_CHECK(cudaMemcpyAsync(lane.a.data() + u * words, b.in_as<const std::byte>(u), state,
                                   cudaMemcpyDeviceToDevice, s));
@@ -96,8 +110,8 @@ void step_on_gpu(const pipeline::Batch& b, const UniverseShape& shape) {
   }
   for (std::size_t u = 0; u < k; ++u)
     SP_CUDA_CHECK(cudaMemcpyAsync(b.out_as<std::byte>(u), result + u * words, state, cudaMemcpyDeviceToDevice, s));
+  if (n == 0) return;  // no generation: the states passed through
   // The engine uploads its descriptors only for batches of several items: the lane's own.
-  static_assert(sizeof(pipeline::ItemDescriptor) == 4 * sizeof(std::uint64_t));
   auto* items = reinterpret_cast<pipeline::ItemDescriptor*>(lane.counts.data() + n * k);
   SP_CUDA_CHECK(cudaMemcpyAsync(items, b.items().data(), k * sizeof(pipeline::ItemDescriptor), cudaMemcpyHostToDevice, s));
   scatter_populations(stream, lane.counts.data(), static_cast<std::uint32_t>(k), n, items, b.out(),
@@ -203,17 +217,27 @@ std::uint64_t fill_random_rows(std::span<std::uint64_t> state, const UniverseSha
   return live;
 }
 
-pipeline::Operation universe_operation(const UniverseShape& shape) {
+pipeline::Operation universe_operation(const UniverseShape& shape, std::size_t batch_universes,
+                                       std::uint64_t batch_generations) {
   Board::check_size(shape.width, shape.height);
   pipeline::Operation op;
   op.name = fmt::format("life {} ({}x{})", to_string(shape.kernel), shape.width, shape.height);
   op.host = [shape](const pipeline::Batch& b) { step_on_host(b, shape); };
   if (layout_of(shape.kernel) != shape.layout) return op;
   op.device = [shape](const pipeline::Batch& b) { step_on_gpu(b, shape); };
-  op.start_device = [kernel = shape.kernel](const pipeline::DeviceStart& start) -> std::shared_ptr<void> {
+  op.start_device = [shape, batch_universes,
+                      batch_generations](const pipeline::DeviceStart& start) -> std::shared_ptr<void> {
     auto state = std::make_shared<GpuState>(GpuState{Device(start.device), {}, {}});
-    if (kernel == Kernel::bit_packed) state->resident_warps = bitpacked_resident_warps(state->device);
+    if (shape.kernel == Kernel::bit_packed) state->resident_warps = bitpacked_resident_warps(state->device);
     state->lanes.resize(static_cast<std::size_t>(start.lanes));
+    // Made now, while the host makes the states, rather than by the first batches.
+    if (batch_universes > 0 && batch_generations > 0) {
+      const LaneSizes sizes = lane_sizes(batch_universes, (state_bytes(shape) + 7) / 8, batch_generations);
+      for (auto& lane : state->lanes)
+        lane = {DeviceBuffer<std::uint64_t>(state->device, sizes.words),
+                DeviceBuffer<std::uint64_t>(state->device, sizes.words),
+                DeviceBuffer<std::uint64_t>(state->device, sizes.counts)};
+    }
     return state;
   };
   return op;

@@ -6,8 +6,9 @@
 //   input   its state: state_bytes(shape)
 //   output  its new state, then from populations_offset(shape) its population after each
 //           generation (uint64 each)
-// so the generations an item steps follow from its output's size, and the output may lie
-// over the input (a universe stepped in place: the input is read whole before any output
+// so the generations an item steps follow from its output's size (none: the state passes
+// through, as a lane's first batch may, to make its memory), and the output may lie over
+// the input (a universe stepped in place: the input is read whole before any output
 // is written, on every member). The state is in the layout of the kernel that steps it
 // (bit-packed words, or a byte per cell), which the host form steps too
 // (bitpacked::step_host, step_host): a universe may step on any member of the set from one
@@ -43,7 +44,7 @@ struct UniverseShape {
 [[nodiscard]] std::size_t state_bytes(const UniverseShape& shape) noexcept;
 // Where an output's populations begin: after the state, at a whole number of uint64.
 [[nodiscard]] std::size_t populations_offset(const UniverseShape& shape) noexcept;
-// An item's output for `generations` (>= 1) generations.
+// An item's output for `generations` generations.
 [[nodiscard]] std::size_t output_bytes(const UniverseShape& shape, std::uint64_t generations) noexcept;
 
 // A board as a state of `shape`'s layout, and back. Words are held as uint64 so that the
@@ -59,7 +60,11 @@ std::uint64_t fill_random_rows(std::span<std::uint64_t> state, const UniverseSha
                                std::uint64_t threshold, std::uint32_t first_row, std::uint32_t end_row) noexcept;
 
 // With a device form only where the layout is the kernel's (a run on the CPU alone steps
-// bytes whatever kernel is named). Throws std::invalid_argument for an empty board.
-[[nodiscard]] pipeline::Operation universe_operation(const UniverseShape& shape);
+// bytes whatever kernel is named). A GPU's lanes make their buffers when it starts, for
+// batches of up to `batch_universes` stepping up to `batch_generations` (0: as the first
+// batches come, which then wait for the allocation), and grow them for larger batches.
+// Throws std::invalid_argument for an empty board.
+[[nodiscard]] pipeline::Operation universe_operation(const UniverseShape& shape, std::size_t batch_universes = 0,
+                                                     std::uint64_t batch_generations = 0);
 
 }  // namespace streampipe::tools::life::detail

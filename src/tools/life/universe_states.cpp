@@ -62,8 +62,8 @@ std::span<const std::byte> UniverseStates::input(std::size_t k) const noexcept {
 }
 
 void UniverseStates::check(std::uint64_t generations) const {
-  if (generations == 0 || generations > most_)
-    throw std::out_of_range(fmt::format("a chunk of {} generations; this run holds populations for 1 to {}",
+  if (generations > most_)
+    throw std::out_of_range(fmt::format("a chunk of {} generations; this run holds populations for at most {}",
                                         generations, most_));
 }
 

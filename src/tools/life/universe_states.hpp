@@ -45,14 +45,14 @@ class UniverseStates {
   [[nodiscard]] std::span<const std::uint64_t> state(std::size_t k) const noexcept;
   // An item's input: the state's state_bytes.
   [[nodiscard]] std::span<const std::byte> input(std::size_t k) const noexcept;
-  // An item's output for `generations` (1 to most_generations(); std::out_of_range else):
+  // An item's output for `generations` (0 to most_generations(); std::out_of_range beyond):
   // the state again, then room for the populations.
   [[nodiscard]] std::span<std::byte> output(std::size_t k, std::uint64_t generations);
   // The populations an item of `generations` wrote.
   [[nodiscard]] std::span<const std::uint64_t> populations(std::size_t k, std::uint64_t generations) const;
 
  private:
-  void check(std::uint64_t generations) const;  // std::out_of_range outside 1 to most_
+  void check(std::uint64_t generations) const;  // std::out_of_range beyond most_
 
   struct Free {
     void operator()(std::byte* p) const noexcept;
