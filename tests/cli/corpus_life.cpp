@@ -65,7 +65,7 @@ std::vector<Case> life_cases() {
   cases.push_back(life_refused("life_device_option_is_gone", {"--device", "0"}, {"--device"}));
   // A negative seed would wrap around to a huge one: refused, not reinterpreted.
   cases.push_back(life_refused("life_seed_negative", {"--seed", "-1"}, {"--seed", "'-1' is negative"}));
-  // On the host backend a list names simulated devices: universe u goes to the (u mod n)-th.
+  // On the host backend a list names simulated devices the engine deals the universes to.
   cases.push_back(life_succeeds("life_devices_simulated_on_the_host",
                                 {"--devices", "0,2", "-u", "3", "-g", "4", "--size", "16x16"},
                                 [](Dir, const RunResult& r) {
