@@ -2,6 +2,8 @@
 // tools::life::run on the host backend: the library call behind `streampipe life` steps
 // every universe as advance_host does, streams every generation's populations in order,
 // shows the boards it was asked to, times a query per generation, and stops when told.
+
+#include "life_boards.hpp"
 #include "universe_operation.hpp"
 #include "universe_states.hpp"
 
@@ -31,12 +33,9 @@ Options host_options() {
 
 TEST(LifeRun, StepsEveryUniverseAsTheHostReferenceDoes) {
   Options o = host_options();
-  std::vector<std::vector<std::uint64_t>> rows;
-  o.every_population = true;
-  o.on_generation = [&](std::uint64_t g, std::span<const std::uint64_t> row) {
-    EXPECT_EQ(g, rows.size());
-    rows.emplace_back(row.begin(), row.end());
-  };
+  test_support::GenerationRows recorded;
+  recorded.watch(o);
+  const auto& rows = recorded.rows;
   const Summary s = run(o);
   EXPECT_EQ(s.generations, 12u);
   EXPECT_FALSE(s.interrupted);

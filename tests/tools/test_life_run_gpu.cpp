@@ -12,6 +12,7 @@
 #include "streampipe/cuda/device.hpp"
 #include "streampipe/tools/life/board.hpp"
 #include "streampipe/tools/life/run.hpp"
+#include "life_boards.hpp"
 #include "support/gpu.hpp"
 
 namespace streampipe::tools::life {
@@ -61,15 +62,11 @@ TEST(LifeRunGpu, EveryKernelMatchesTheReferenceUniverseByUniverse) {
     for (const auto& devices : {std::vector<int>{0}, all_gpus_or_zero_thrice()}) {
       SCOPED_TRACE(fmt::format("{} on {} device(s)", to_string(kernel), devices.size()));
       Options o = gpu_options(kernel, devices);
-      std::vector<std::vector<std::uint64_t>> rows;
-      o.every_population = true;
-      o.on_generation = [&](std::uint64_t g, std::span<const std::uint64_t> row) {
-        EXPECT_EQ(g, rows.size());
-        rows.emplace_back(row.begin(), row.end());
-      };
+      test_support::GenerationRows recorded;
+      recorded.watch(o);
       const Summary s = run(o);
       EXPECT_EQ(s.layout, kernel == Kernel::bit_packed ? Layout::batched : Layout::stream_each);
-      expect_reference(o, s, rows);
+      expect_reference(o, s, recorded.rows);
     }
 }
 
