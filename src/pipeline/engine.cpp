@@ -86,6 +86,7 @@ Engine::Impl::Impl(Operation o, EngineOptions opt) : op(std::move(o)), options(d
   // Named GPUs are members from the start (starting); found ones once the search ends.
   for (const int d : set.gpus) add_member(d, set.simulated, options.lanes);
   gpus_starting = set.gpus.size() + (set.find_gpus ? 1 : 0);
+  judging_gpu_start = gpus_starting > 0;
   if (gpus_starting > 0) gpu_starter = std::jthread([this](const std::stop_token& st) { start_gpus(st); });
 }
 
@@ -266,6 +267,10 @@ RunStats Engine::Impl::drain() {
   flush();
   std::unique_lock lock(mutex);
   drained.wait(lock, [&] { return outstanding == 0; });
+  if (judging_gpu_start && options.expected_items > 0 && work_taken >= static_cast<double>(options.expected_items)) {
+    start_changed.notify_all();
+    start_changed.wait(lock, [&] { return !judging_gpu_start; });
+  }
   if (auto error = delivery.take_callback_error()) std::rethrow_exception(error);
   RunStats out = stats;
   // A member still starting is its start thread's alone (its staging may be being made); the

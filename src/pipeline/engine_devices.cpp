@@ -109,11 +109,19 @@ void Engine::Impl::start_gpus(const std::stop_token& stop_token) noexcept {
           none_left = free_slots.fail(m->position) == 0;
         }
       gpus_starting -= std::min(gpus_starting, not_started);
+      judging_gpu_start = false;
       none_left = none_left || free_slots.choice().alive_count() == 0;
     }
     slot_freed.notify_all();
     start_changed.notify_all();
     if (none_left) set_fatal("no device of the set is left: " + why);
+  };
+  const auto judging = [this](bool on) {
+    {
+      std::lock_guard lock(mutex);
+      judging_gpu_start = on;
+    }
+    start_changed.notify_all();
   };
   detail::GpuStart decision = detail::GpuStart::wait;
   detail::GpuStartFacts facts;
@@ -159,6 +167,7 @@ void Engine::Impl::start_gpus(const std::stop_token& stop_token) noexcept {
                         : skip_reason(facts, decided_ms));
       return;
     }
+    judging(false);
     // CUDA starts here, on this thread, while the CPU's lanes already work.
     const int found = set.find_gpus ? Device::count() : 0;
     std::vector<Member*> starting;
@@ -188,6 +197,7 @@ void Engine::Impl::start_gpus(const std::stop_token& stop_token) noexcept {
           {
             std::lock_guard lock(mutex);
             previous_joined = starting[k - 1]->report.state == DeviceReport::State::ready;
+            judging_gpu_start = true;
           }
           if (previous_joined)
             judge_after_join(*starting[k - 1]);
@@ -200,6 +210,7 @@ void Engine::Impl::start_gpus(const std::stop_token& stop_token) noexcept {
                                                  : skip_reason(facts, decided_ms));
           return;
         }
+        judging(false);
         start_gpu(*starting[k], stop_token);
       }
       return;
@@ -214,6 +225,7 @@ void Engine::Impl::start_gpus(const std::stop_token& stop_token) noexcept {
   } catch (...) {
     finish_search(set.gpus.size() + (set.find_gpus ? 1 : 0), describe_exception(std::current_exception()));
   }
+  judging(false);
 }
 
 void Engine::Impl::start_gpu(Member& m, const std::stop_token& stop_token) noexcept {

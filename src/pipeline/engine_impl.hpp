@@ -78,6 +78,10 @@ struct Engine::Impl {
   // Engine::expect): the horizon beyond which a slow member would hold the run.
   double expected = static_cast<double>(options.expected_items);
   std::size_t gpus_starting = 0;  // GPUs (or the search for them) not joined or failed yet
+  // The GPU starter is weighing whether to start its next GPU (not starting one): once every
+  // item of a run of known length is taken it decides at once, and drain() waits for that so
+  // the reports it leaves say "not started" with the reason, not "starting".
+  bool judging_gpu_start = false;
   std::atomic<std::size_t> gpus_ready{0};  // real GPUs joined and not lost
   RunStats stats;
   detail::StopState stop;
