@@ -53,10 +53,6 @@ struct UsageError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-// Resolves a tool's --backend value (auto, gpu, host) against this machine: true for the
-// GPU. Throws UsageError for an unknown value or --backend gpu without a usable GPU.
-bool resolve_backend(const std::string& backend);
-
 // Ends `app`'s --help with an "Examples:" section, a command line a line (two or three: the
 // common case first).
 void set_examples(CLI::App& app, std::initializer_list<std::string> command_lines);

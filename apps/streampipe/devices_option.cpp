@@ -72,22 +72,6 @@ std::vector<int> select_gpus(const std::string& text) {
   return select_gpus(text, names, count == 0 ? Device::unavailable_reason().value_or("?") : std::string());
 }
 
-DeviceChoice resolve_gpu_devices(const std::string& backend, const std::string& devices) {
-  DeviceChoice choice;
-  if (backend == "host") {
-    if (auto simulated = parse_device_list(devices)) {
-      choice.devices = std::move(*simulated);
-      choice.simulated = true;
-    }
-    return choice;
-  }
-  (void)parse_device_list(devices);  // a malformed list is named before the machine is asked
-  // auto without a GPU falls back to the host for "all"; a list names GPUs that are not
-  // there, and select_gpus says so.
-  if (resolve_backend(backend) || devices != "all") choice.devices = select_gpus(devices);
-  return choice;
-}
-
 CLI::Option* add_devices_option(CLI::App& app, std::string& devices, const std::string& help) {
   return app.add_option("--devices", devices, help)->capture_default_str()->type_name("LIST");
 }

@@ -15,14 +15,6 @@
 
 namespace streampipe::cli {
 
-struct DeviceChoice {
-  // GPU indices in the user's order; or, when simulated, the simulated devices' numbers.
-  // Empty: the host backend without simulated devices.
-  std::vector<int> devices;
-  bool simulated = false;
-  [[nodiscard]] bool gpu() const noexcept { return !simulated && !devices.empty(); }
-};
-
 // The indices TEXT names, in its order; nullopt for "all". Pure: no GPU is consulted.
 // Throws UsageError naming TEXT and the bad entry.
 [[nodiscard]] std::optional<std::vector<int>> parse_device_list(const std::string& text);
@@ -36,13 +28,6 @@ struct DeviceChoice {
 
 // The same against this machine's GPUs: empty for "all" on a machine without one.
 [[nodiscard]] std::vector<int> select_gpus(const std::string& text);
-
-// A tool's --backend (auto, gpu, host) and --devices together. gpu, or auto on a machine
-// with a GPU: the GPUs selected. host: no devices for "all", else the simulated devices
-// named. auto without a GPU: the host backend for "all"; a list names GPUs that are not
-// there, which is bad usage. Throws UsageError for an unknown backend, --backend gpu
-// without a usable GPU, and every --devices error above.
-[[nodiscard]] DeviceChoice resolve_gpu_devices(const std::string& backend, const std::string& devices);
 
 // Adds "--devices" to `app`, storing into `devices` (default "all"). `help` says how the
 // command spreads its work, with an example (and, with a host backend, what simulated

@@ -50,7 +50,6 @@ int run_life(const LifeFlags& f, const ReportOptions& report_options) {
   if (f.snapshot_every > 0)
     claim_frames(frames, out, {{"--population", f.population_path}, {"--json", f.json_path},
                                {"--report-json", report_options.json_path}});
-  const DeviceChoice choice = resolve_gpu_devices(f.backend, f.devices);
   const mpi::Job& ranks = Ranks::get();
   if (ranks.several() && (f.live || report_options.wanted()))
     throw UsageError("--live and --report describe one process: under mpirun, the table, --population and --json "
@@ -58,9 +57,9 @@ int run_life(const LifeFlags& f, const ReportOptions& report_options) {
   // Every rank has checked the outputs before any writes a frame: another rank's new frame
   // would read as "exists".
   ranks.barrier();
-  complete_life_options(f, choice, o);
-  check_life_memory(o, {f.size, ranks.shard(static_cast<std::size_t>(f.universes)).size(), f.scale},
-                    f.max_memory_mib);
+  complete_life_options(f, o);
+  check_life_memory(o, tools::life::device_set(o),
+                    {f.size, ranks.shard(static_cast<std::size_t>(f.universes)).size(), f.scale}, f.max_memory_mib);
 
   o.job = &ranks;
   o.timed = report_options.wanted();

@@ -16,7 +16,8 @@
 
 namespace streampipe::cli {
 
-void check_life_memory(const tools::life::Options& run, const LifeFootprint& f, std::uint64_t max_memory_mib) {
+void check_life_memory(const tools::life::Options& run, const pipeline::DeviceSet& set, const LifeFootprint& f,
+                       std::uint64_t max_memory_mib) {
   try {
     tools::life::Board::check_size(run.width, run.height);  // before what it would cost
   } catch (const std::invalid_argument& e) {
@@ -30,8 +31,8 @@ void check_life_memory(const tools::life::Options& run, const LifeFootprint& f, 
       throw UsageError(fmt::format("--scale {}: {}", f.scale, e.what()));
     }
   }
-  const std::uint64_t boards = std::min<std::uint64_t>(f.universes, host::usable_cores()) + (run.gpu ? 0 : 2);
-  std::uint64_t held = tools::life::state_memory(run, static_cast<std::size_t>(f.universes));
+  const std::uint64_t boards = std::min<std::uint64_t>(f.universes, host::usable_cores()) + (set.on_gpus() ? 0 : 2);
+  std::uint64_t held = tools::life::state_memory(run, set, static_cast<std::size_t>(f.universes));
   for (const std::uint64_t more : {product({boards, run.width, run.height}), product({2, frame})})
     held = more > std::numeric_limits<std::uint64_t>::max() - held ? std::numeric_limits<std::uint64_t>::max()
                                                                   : held + more;

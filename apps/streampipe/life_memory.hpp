@@ -20,7 +20,9 @@ struct LifeFootprint {
   unsigned scale = 1;           // of the frames
 };
 
-// `run` as complete_life_options made it: the board, the kernel, where it runs, the frames.
-void check_life_memory(const tools::life::Options& run, const LifeFootprint& f, std::uint64_t max_memory_mib);
+// `run` as complete_life_options made it (the board, the kernel, the frames), stepped on `set`
+// (tools::life::device_set).
+void check_life_memory(const tools::life::Options& run, const pipeline::DeviceSet& set, const LifeFootprint& f,
+                       std::uint64_t max_memory_mib);
 
 }  // namespace streampipe::cli

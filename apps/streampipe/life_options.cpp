@@ -3,6 +3,7 @@
 
 #include "commands.hpp"
 #include "devices_option.hpp"
+#include "engine_options.hpp"
 #include "memory_option.hpp"
 #include "option_checks.hpp"
 #include "outputs.hpp"
@@ -80,10 +81,8 @@ tools::life::Options life_shape(const LifeFlags& f) {
   return o;
 }
 
-void complete_life_options(const LifeFlags& f, const DeviceChoice& choice, tools::life::Options& o) {
-  o.gpu = choice.gpu();
-  o.devices = choice.devices;
-  o.simulated = choice.simulated;
+void complete_life_options(const LifeFlags& f, tools::life::Options& o) {
+  o.engine = engine_options(EngineFlags{.backend = f.backend, .devices = f.devices}, o.engine);
   if (!f.pattern.empty()) {
     try {
       tools::life::PatternLimits limits;

@@ -5,8 +5,6 @@
 // read and placed, the devices. Everything a user can get wrong is a UsageError naming the
 // option, before any work.
 
-#include "devices_option.hpp"
-
 #include "streampipe/tools/life/pattern.hpp"
 #include "streampipe/tools/life/run.hpp"
 
@@ -48,7 +46,8 @@ struct LifeFlags {
 void add_life_flags(CLI::App& app, LifeFlags& flags);
 // The size and kernel alone (checked before the outputs are claimed).
 [[nodiscard]] tools::life::Options life_shape(const LifeFlags& flags);
-// The rest: the pattern (read here: it must fit the board) and where the universes run.
-void complete_life_options(const LifeFlags& flags, const DeviceChoice& choice, tools::life::Options& options);
+// The rest: the pattern (read here: it must fit the board) and where the universes run
+// (--backend and --devices, as every engine command reads them: engine_options.hpp).
+void complete_life_options(const LifeFlags& flags, tools::life::Options& options);
 
 }  // namespace streampipe::cli

@@ -91,4 +91,15 @@ DeviceSet DeviceSet::resolve(Backend backend, const std::vector<int>& devices, b
   return set;
 }
 
+DeviceSet DeviceSet::unmixed() const {
+  DeviceSet out = *this;
+  if (out.find_gpus) {
+    const int count = Device::count();
+    for (int d = 0; d < count; ++d) out.gpus.push_back(d);
+    out.find_gpus = false;
+  }
+  if (out.cpu && !out.gpus.empty()) out.cpu = false;
+  return out;
+}
+
 }  // namespace streampipe::pipeline

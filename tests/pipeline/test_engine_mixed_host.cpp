@@ -8,6 +8,7 @@
 
 #include "simulated_set.hpp"
 
+#include "streampipe/cuda/device.hpp"
 #include "streampipe/cuda/error.hpp"
 #include "streampipe/pipeline/engine.hpp"
 
@@ -369,6 +370,26 @@ TEST(DeviceSet, ResolvesTheBackendOnce) {
   EXPECT_EQ(parse_backend("auto"), Backend::automatic);
   EXPECT_STREQ(backend_name(parse_backend("host")), "host");
   EXPECT_THROW((void)parse_backend("cuda"), std::invalid_argument);
+}
+
+TEST(DeviceSet, UnmixedTakesTheGpusWhenThereAreAnyElseTheCpu) {
+  const auto host = DeviceSet::resolve(Backend::host, {}, false, true, true).unmixed();
+  EXPECT_TRUE(host.cpu);
+  EXPECT_TRUE(host.gpus.empty());
+  EXPECT_FALSE(host.on_gpus());
+  // Simulated GPUs beside the CPU: the simulated GPUs alone, still simulated.
+  const auto simulated = DeviceSet::resolve(Backend::automatic, {1, 2}, true, true, true).unmixed();
+  EXPECT_FALSE(simulated.cpu);
+  EXPECT_EQ(simulated.gpus, (std::vector<int>{1, 2}));
+  EXPECT_TRUE(simulated.simulated);
+  EXPECT_FALSE(simulated.on_gpus());
+  // Every GPU of the machine, found now; on a machine without one, the CPU.
+  const auto found = DeviceSet::resolve(Backend::automatic, {}, false, true, true).unmixed();
+  EXPECT_FALSE(found.find_gpus);
+  const int count = Device::count();
+  EXPECT_EQ(found.cpu, count == 0);
+  EXPECT_EQ(found.gpus.size(), static_cast<std::size_t>(count));
+  EXPECT_EQ(found.on_gpus(), count > 0);
 }
 
 }  // namespace

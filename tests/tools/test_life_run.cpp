@@ -28,6 +28,7 @@ Options host_options() {
   o.generations = 12;
   o.universes = 3;
   o.seed = 7;
+  o.engine.backend = pipeline::Backend::host;
   return o;
 }
 
@@ -83,8 +84,9 @@ TEST(LifeRun, AStopEndsTheRunBetweenGenerations) {
 // them; each steps as the reference does wherever it ran.
 TEST(LifeRun, UniversesDealtToSimulatedDevices) {
   Options o = host_options();
-  o.simulated = true;
-  o.devices = {0, 1, 2};
+  o.engine.backend = pipeline::Backend::gpu;
+  o.engine.simulate_gpus = true;
+  o.engine.devices = {0, 1, 2};
   o.universes = 6;
   o.generations = 30;
   const Summary s = run(o);
@@ -176,10 +178,13 @@ TEST(LifeUniverseStates, EachUniverseHoldsItsStateAndAChunksPopulations) {
   // The block a run of 64 GPU universes of 2048^2 holds: a bit a cell and a chunk's populations.
   Options o;
   o.width = o.height = 2048;
-  o.gpu = true;
-  EXPECT_EQ(state_memory(o, 64), 64u * (2048u * 2048u / 8u + 65536u * 8u));
-  o.gpu = false;  // a byte a cell on the host
-  EXPECT_EQ(state_memory(o, 64), 64u * (2048u * 2048u + 65536u * 8u));
+  pipeline::DeviceSet set;
+  set.gpus = {0};
+  EXPECT_EQ(state_memory(o, set, 64), 64u * (2048u * 2048u / 8u + 65536u * 8u));
+  set.simulated = true;  // a byte a cell on simulated GPUs (host threads), as on the host
+  EXPECT_EQ(state_memory(o, set, 64), 64u * (2048u * 2048u + 65536u * 8u));
+  EXPECT_EQ(state_memory(o, pipeline::DeviceSet::resolve(pipeline::Backend::host, {}, false, true, true), 64),
+            64u * (2048u * 2048u + 65536u * 8u));
 }
 
 // The first states are filled by blocks of rows on several threads: the same state, and the

@@ -36,8 +36,8 @@ Options gpu_options(Kernel kernel, std::vector<int> devices) {
   o.universes = 7;
   o.seed = 40;
   o.kernel = kernel;
-  o.gpu = true;
-  o.devices = std::move(devices);
+  o.engine.backend = pipeline::Backend::gpu;
+  o.engine.devices = std::move(devices);
   return o;
 }
 

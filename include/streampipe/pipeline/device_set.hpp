@@ -51,7 +51,14 @@ struct DeviceSet {
   [[nodiscard]] static DeviceSet resolve(Backend backend, const std::vector<int>& devices, bool simulate_gpus,
                                          bool has_host_form, bool has_device_form);
 
+  // For an operation whose host and device forms cannot share a run (their data differ, as
+  // Life's states do): this set's GPUs when it has any, else the CPU alone. An automatic
+  // set's GPUs are found now (CUDA starts), so the result names every member.
+  [[nodiscard]] DeviceSet unmixed() const;
+
   [[nodiscard]] bool empty() const noexcept { return !cpu && gpus.empty() && !find_gpus; }
+  // Real GPUs are members (named; a set still to find its GPUs is not counted).
+  [[nodiscard]] bool on_gpus() const noexcept { return !simulated && !gpus.empty(); }
 };
 
 // What one member of a running set is and did (Engine::device_report()).

@@ -20,9 +20,9 @@ double cell_updates(const Options& o, const Summary& s) {
 std::string report_text(const Options& o, const Summary& s) {
   const bool several_ranks = o.job->several();
   // Which GPU ran each universe, when there is a choice.
-  const bool show_device = o.devices.size() > 1 || o.simulated || several_ranks;
+  const bool show_device = s.set.gpus.size() > 1 || s.set.simulated || several_ranks;
   std::vector<std::string> columns{"universe"};
-  if (show_device) columns.push_back(o.gpu ? "GPU" : (several_ranks ? "rank" : "simulated device"));
+  if (show_device) columns.push_back(s.set.on_gpus() ? "GPU" : (several_ranks ? "rank" : "simulated device"));
   for (const char* c : {"start", "final", "min", "max"}) columns.emplace_back(c);
   report::Table table(columns, std::vector<report::Align>(columns.size(), report::Align::right));
   for (std::size_t i = 0; i < s.universes.size(); ++i) {
@@ -44,9 +44,9 @@ nlohmann::json report_json(const Options& o, const Summary& s) {
                       {"height", o.height},
                       {"generations", o.generations},
                       {"universes", s.universes.size()},
-                      {"backend", o.gpu ? "gpu" : "host"},
-                      {"kernel", o.gpu ? std::string(to_string(o.kernel)) : "host"},
-                      {"layout", !o.gpu ? "host" : s.layout == Layout::batched ? "batched" : "stream_each"},
+                      {"backend", s.set.on_gpus() ? "gpu" : "host"},
+                      {"kernel", s.set.on_gpus() ? std::string(to_string(o.kernel)) : "host"},
+                      {"layout", !s.set.on_gpus() ? "host" : s.layout == Layout::batched ? "batched" : "stream_each"},
                       {"device", s.device},
                       {"devices", nlohmann::json::array()},
                       {"universe_devices", nlohmann::json::array()},
@@ -57,9 +57,9 @@ nlohmann::json report_json(const Options& o, const Summary& s) {
                       {"final_populations", nlohmann::json::array()}};
   for (const auto& u : s.universes) j["final_populations"].push_back(u.populations.last());
   for (const auto& [index, name] : s.gpus) j["devices"].push_back({{"index", index}, {"name", name}});
-  if (o.simulated)
-    for (const int d : o.devices) j["devices"].push_back({{"index", d}, {"name", "simulated"}});
-  if (!o.devices.empty())
+  if (s.set.simulated)
+    for (const int d : s.set.gpus) j["devices"].push_back({{"index", d}, {"name", "simulated"}});
+  if (!s.set.gpus.empty())
     for (const auto& u : s.universes) j["universe_devices"].push_back(u.runs_on);
   return report::stamped(std::move(j), "life");
 }
@@ -68,10 +68,10 @@ report::LatencyRun latency_run(const Options& o, const Summary& s) {
   report::LatencyRun run;
   run.name = fmt::format("life {}x{}, {} universe(s) on {}; query = one generation of one universe", o.width,
                          o.height, s.universes.size(), s.where);
-  run.device = o.gpu ? s.device : std::string("host");
+  run.device = s.set.on_gpus() ? s.device : std::string("host");
   // The GPU path waits in cudaStreamSynchronize (spins under the default scheduling); the
   // host backend computes in the calling thread and never waits.
-  run.sync = o.gpu ? report::SyncMode::spin : report::SyncMode::blocking;
+  run.sync = s.set.on_gpus() ? report::SyncMode::spin : report::SyncMode::blocking;
   run.limits.iteration_limit = static_cast<std::size_t>(o.generations) * s.universes.size();
   run.wall_ms = s.stepping_ms;
   run.queries = s.queries;

@@ -34,10 +34,11 @@ double ms_between(Clock::time_point a, Clock::time_point b) {
 }
 
 // Where the run stepped, for the report's title: the GPUs and the kernel, or the host.
-std::string where_of(const Options& o, const std::vector<Device>& gpus, Layout layout) {
-  if (!o.gpu) {
+std::string where_of(const Options& o, const pipeline::DeviceSet& set, const std::vector<Device>& gpus,
+                     Layout layout) {
+  if (!set.on_gpus()) {
     std::string where = "host backend (CPU reference)";
-    if (o.simulated) where += fmt::format(", universes dealt to {} simulated device(s)", o.devices.size());
+    if (set.simulated) where += fmt::format(", universes dealt to {} simulated device(s)", set.gpus.size());
     return where;
   }
   std::vector<std::string> names;
@@ -50,30 +51,31 @@ std::string where_of(const Options& o, const std::vector<Device>& gpus, Layout l
 // The engine for a run: one lane per GPU whose batch holds that GPU's share of the universes
 // (the bit-packed kernel steps them in one launch), or a lane per universe for the byte
 // kernels (each on a stream of its own); on the host one lane, whose steps take every core.
-pipeline::EngineOptions engine_options(const Options& o, const std::vector<int>& gpus, std::size_t universes,
-                                       std::size_t state_bytes, Layout layout) {
-  pipeline::EngineOptions eo;
+pipeline::EngineOptions engine_options(const Options& o, const pipeline::DeviceSet& set, const std::vector<int>& gpus,
+                                       std::size_t universes, std::size_t state_bytes, Layout layout) {
+  pipeline::EngineOptions eo = o.engine;
   eo.delivery = pipeline::Delivery::in_order;
   eo.depth = 1;
   eo.cpu_lanes = 1;
   eo.lanes = 1;
   eo.record_timeline = false;
-  if (o.gpu) {
+  eo.on_complete = nullptr;
+  if (set.on_gpus()) {
     eo.backend = pipeline::Backend::gpu;
     eo.devices = gpus;
-  } else if (o.simulated) {
+  } else if (set.simulated) {
     eo.backend = pipeline::Backend::gpu;
-    eo.simulate_gpus = true;
-    eo.devices = o.devices;
+    eo.devices = set.gpus;
   } else {
     eo.backend = pipeline::Backend::host;
+    eo.devices.clear();
   }
   const std::size_t members = std::max<std::size_t>(1, eo.devices.size());
   const std::size_t share = (universes + members - 1) / members;
   if (layout == Layout::batched) {
     eo.batch_items = static_cast<int>(share);
     eo.batch_bytes = std::max<std::size_t>(eo.batch_bytes, share * state_bytes + 1);
-  } else if (o.gpu) {
+  } else if (set.on_gpus()) {
     eo.lanes = static_cast<int>(std::clamp<std::size_t>(share, 1, 64));
   }
   return eo;
@@ -117,20 +119,20 @@ void first_states(const Options& o, std::size_t first, const detail::UniverseSha
 // one generation (a large board's may take long) and aim at 100 ms: a host chunk moves
 // nothing over a link, so short ones cost little, and a stop is taken sooner. A timed run
 // steps one generation per item.
-detail::ChunkRule chunk_rule(const Options& o, std::size_t universes) {
+detail::ChunkRule chunk_rule(const Options& o, bool on_gpus, std::size_t universes) {
   detail::ChunkRule rule;
   rule.most = o.timed ? 1 : detail::most_generations(universes);
-  rule.first = o.gpu ? 16 : 1;
-  rule.target_ms = o.gpu ? 500 : 100;
+  rule.first = on_gpus ? 16 : 1;
+  rule.target_ms = on_gpus ? 500 : 100;
   return rule;
 }
 
 // The universes' shape: in the GPUs' kernel's layout, or a byte per cell on the host.
-detail::UniverseShape shape_of(const Options& o) {
+detail::UniverseShape shape_of(const Options& o, bool on_gpus) {
   return {o.width,
           o.height,
           o.kernel,
-          o.gpu ? detail::layout_of(o.kernel) : detail::StateLayout::bytes,
+          on_gpus ? detail::layout_of(o.kernel) : detail::StateLayout::bytes,
           o.rows_per_thread,
           std::max(1u, std::thread::hardware_concurrency())};
 }
@@ -142,27 +144,34 @@ detail::UniverseShape shape_of(const Options& o) {
 
 }  // namespace
 
+pipeline::DeviceSet device_set(const Options& o) {
+  return pipeline::DeviceSet::resolve(o.engine.backend, o.engine.devices, o.engine.simulate_gpus, true, true).unmixed();
+}
+
 Summary run(const Options& o) {
   const mpi::Job& job = *o.job;
   Summary summary;
+  summary.set = device_set(o);
+  const pipeline::DeviceSet& set = summary.set;
+  const bool on_gpus = set.on_gpus();
   // Under mpirun this rank's universes, on its node-local GPU; alone, all of them.
   const auto share = job.shard(static_cast<std::size_t>(o.universes));
-  std::vector<int> dealt_to = o.devices;
-  if (job.several() && o.gpu)
-    dealt_to = {o.devices[static_cast<std::size_t>(
-        mpi::local_device(job.info().local_rank, static_cast<int>(o.devices.size())))]};
+  std::vector<int> dealt_to = set.gpus;
+  if (job.several() && on_gpus)
+    dealt_to = {set.gpus[static_cast<std::size_t>(
+        mpi::local_device(job.info().local_rank, static_cast<int>(set.gpus.size())))]};
   std::vector<Device> gpus;
-  for (const int index : o.gpu ? dealt_to : std::vector<int>{}) gpus.emplace_back(index);
+  for (const int index : on_gpus ? dealt_to : std::vector<int>{}) gpus.emplace_back(index);
   const std::size_t count = share.size();
   // Timing one generation of one universe takes an item each.
-  summary.layout = o.gpu && o.kernel == Kernel::bit_packed && !o.timed ? Layout::batched : Layout::stream_each;
-  const detail::UniverseShape shape = shape_of(o);
+  summary.layout = on_gpus && o.kernel == Kernel::bit_packed && !o.timed ? Layout::batched : Layout::stream_each;
+  const detail::UniverseShape shape = shape_of(o, on_gpus);
   const std::size_t state_bytes = detail::state_bytes(shape);
 
-  const detail::ChunkRule rule = chunk_rule(o, count);
+  const detail::ChunkRule rule = chunk_rule(o, on_gpus, count);
   std::vector<Clock::time_point> submitted(count);
   std::vector<pipeline::ItemResult> results(count);
-  pipeline::EngineOptions eo = engine_options(o, dealt_to, count, state_bytes, summary.layout);
+  pipeline::EngineOptions eo = engine_options(o, set, dealt_to, count, state_bytes, summary.layout);
   std::size_t first_index = 0;  // the engine's index of this chunk's first item
   Clock::time_point t0;
   bool warming = false;  // the states' pass before the clock
@@ -175,7 +184,7 @@ Summary run(const Options& o) {
     q.submit_ms = q.enqueue_begin_ms = begin;
     q.enqueue_end_ms = begin + r.timing.queued_ms + r.timing.stage_in_ms + r.timing.enqueue_ms;
     q.complete_ms = end;
-    if (r.device != pipeline::kCpuDevice && !o.simulated) q.compute_ms = r.timing.compute_ms;
+    if (on_gpus) q.compute_ms = r.timing.compute_ms;
     summary.queries.push_back(q);
   };
   // The engine first: its GPUs start on threads of their own while this one makes the
@@ -185,7 +194,7 @@ Summary run(const Options& o) {
   if (count > 0) engine.emplace(detail::universe_operation(shape, batch, rule.most), eo);
   detail::UniverseStates states(count, shape, rule.most);
   std::vector<PopulationLog> populations;
-  std::vector<int> runs_on(count, job.several() && !o.gpu ? job.info().rank : -1);
+  std::vector<int> runs_on(count, job.several() && !on_gpus ? job.info().rank : -1);
   const bool keep_populations = o.every_population && job.several();
   {
     std::vector<std::uint64_t> first(count);
@@ -233,7 +242,7 @@ Summary run(const Options& o) {
   // through a lane without a generation: a lane makes its device memory and its copies'
   // set-up on its first batch, a start as the GPU's own is.
   if (engine) (void)engine->wait_until_started();
-  if (engine && o.gpu) {
+  if (engine && on_gpus) {
     warming = true;
     run_chunk(0, 0);
     warming = false;
@@ -281,12 +290,12 @@ Summary run(const Options& o) {
   summary.interrupted = o.stop.stop_requested();
   summary.generations = done;
   summary.stepping_ms = std::max(ms_between(t0, Clock::now()) - summary.output_ms, 1e-6);
-  summary.where = where_of(o, gpus, summary.layout);
+  summary.where = where_of(o, set, gpus, summary.layout);
   for (const auto& gpu : gpus) {
     summary.gpus.emplace_back(gpu.index(), gpu.name());
     summary.device += (summary.device.empty() ? "" : ", ") + gpu.name();
   }
-  if (!o.gpu) summary.device = "none";
+  if (!on_gpus) summary.device = "none";
   if (summary.interrupted && job.several()) return summary;  // every rank was sent the signal
   for (std::size_t k = 0; k < count; ++k) summary.universes.push_back({runs_on[k], std::move(populations[k])});
   if (job.several()) {
@@ -303,8 +312,9 @@ Summary run(const Options& o) {
   return summary;
 }
 
-std::uint64_t state_memory(const Options& o, std::size_t universes) {
-  return detail::UniverseStates::block_bytes(universes, shape_of(o), chunk_rule(o, universes).most);
+std::uint64_t state_memory(const Options& o, const pipeline::DeviceSet& set, std::size_t universes) {
+  return detail::UniverseStates::block_bytes(universes, shape_of(o, set.on_gpus()),
+                                             chunk_rule(o, set.on_gpus(), universes).most);
 }
 
 }  // namespace streampipe::tools::life

@@ -13,6 +13,7 @@
 // (CudaError, std::invalid_argument for a board no kernel takes, std::bad_alloc).
 
 #include "streampipe/mpi/job.hpp"
+#include "streampipe/pipeline/engine.hpp"
 #include "streampipe/report/latency_report.hpp"
 #include "streampipe/tools/life/board.hpp"
 #include "streampipe/tools/life/pattern.hpp"
@@ -40,9 +41,9 @@ struct Options {
   std::uint32_t width = 256, height = 256;
   std::uint64_t generations = 100;
   Kernel kernel = Kernel::bit_packed;
-  bool gpu = false;          // on the GPUs `devices`; else the host backend
-  std::vector<int> devices;  // the GPUs, or with `simulated` the host's simulated devices
-  bool simulated = false;
+  // Where the universes run: its backend, devices and simulate_gpus (device_set() below).
+  // The run sets the rest: a lane per GPU's batch or per universe, one batch in flight.
+  pipeline::EngineOptions engine;
   int universes = 1;         // of the whole job; seeds seed, seed + 1, ... by their place in it
   double density = 0.25;     // of the random fill (0 with a pattern: an empty background)
   std::uint64_t seed = 1;
@@ -81,6 +82,7 @@ struct Summary {
   std::vector<UniverseOutcome> universes;  // what this process reports, in job order
   double stepping_ms = 0;  // the slowest rank's under mpirun
   double output_ms = 0;    // snapshots and live frames
+  pipeline::DeviceSet set; // what stepped (every rank's list under mpirun, each taking one)
   std::string where;       // "GPU 0 (NVIDIA H100 ...), bitpacked kernel, one batch per GPU"
   std::string device;      // the GPUs' names, or "none" on the host
   std::vector<std::pair<int, std::string>> gpus;  // this process's GPUs: index, name
@@ -88,12 +90,18 @@ struct Summary {
   std::vector<report::QueryRecord> queries;  // with Options::timed: ms from the run's start
 };
 
+// Where a run of `options` steps its universes: every GPU of its engine options' set, else
+// the CPU (DeviceSet::unmixed: the GPUs and the host keep the states in different layouts,
+// so they never share a run). Throws as DeviceSet::resolve.
+[[nodiscard]] pipeline::DeviceSet device_set(const Options& options);
+
 [[nodiscard]] Summary run(const Options& options);
 
-// What run() holds on the host for `universes` universes of this process while it steps:
-// their states (a bit per cell with the bit-packed kernel on GPUs, else a byte) and room for
-// a chunk's populations, in bytes (saturating). Allocates nothing: a caller may refuse a run
-// that would not fit before it starts.
-[[nodiscard]] std::uint64_t state_memory(const Options& options, std::size_t universes);
+// What run() holds on the host for `universes` universes of this process while it steps on
+// `set` (device_set()): their states (a bit per cell with the bit-packed kernel on GPUs,
+// else a byte) and room for a chunk's populations, in bytes (saturating). Allocates
+// nothing: a caller may refuse a run that would not fit before it starts.
+[[nodiscard]] std::uint64_t state_memory(const Options& options, const pipeline::DeviceSet& set,
+                                         std::size_t universes);
 
 }  // namespace streampipe::tools::life
