@@ -60,10 +60,7 @@ pipeline::EngineOptions engine_options(const EngineFlags& flags, pipeline::Engin
   // A named list, and one rank's GPU under mpirun, are checked now; "all" is found by the
   // engine while the CPU works.
   if (flags.devices != "all" || ranks.several() || base.backend == pipeline::Backend::gpu) {
-    base.devices = select_gpus(flags.devices);
-    if (ranks.several() && !base.devices.empty())
-      base.devices = {base.devices[static_cast<std::size_t>(
-          mpi::local_device(ranks.info().local_rank, static_cast<int>(base.devices.size())))]};
+    base.devices = ranks.local_devices(select_gpus(flags.devices));
   }
   return base;
 }

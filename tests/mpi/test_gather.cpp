@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 // gather_parts without MPI: a process alone, and rank 0 of a job whose other ranks' messages
-// are given (what gather_strings would have brought back).
+// are given (what gather_strings would have brought back); and the GPUs each rank takes.
 #include "streampipe/mpi/gather.hpp"
 
 #include <gtest/gtest.h>
@@ -16,6 +16,7 @@ class GivenRanks final : public Job {
  public:
   GivenRanks(int rank, std::vector<std::string> others) : others_(std::move(others)) {
     info_.rank = rank;
+    info_.local_rank = rank;  // every rank on one host
     info_.size = static_cast<int>(others_.size()) + 1;
   }
   const RankInfo& info() const noexcept override { return info_; }
@@ -37,6 +38,15 @@ class GivenRanks final : public Job {
 
 std::string message(const nlohmann::json& meta, const std::string& bytes) {
   return meta.dump() + std::string(1, '\0') + bytes;
+}
+
+TEST(JobDevices, AloneTakesEveryGpuAndEachRankOfAHostOne) {
+  EXPECT_EQ(Job::single().local_devices({2, 0}), (std::vector<int>{2, 0}));
+  EXPECT_TRUE(Job::single().local_devices({}).empty());
+  const GivenRanks second(1, {"", ""});  // rank 1 of 3 on one host
+  EXPECT_EQ(second.local_devices({2, 0}), (std::vector<int>{0}));
+  EXPECT_EQ(second.local_devices({5}), (std::vector<int>{5}));
+  EXPECT_TRUE(second.local_devices({}).empty());
 }
 
 TEST(Gather, AloneGetsItsOwnPart) {

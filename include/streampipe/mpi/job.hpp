@@ -28,6 +28,12 @@ class Job {
   [[nodiscard]] bool leader() const noexcept { return info().rank == 0; }
   // This rank's contiguous part of items 0..total-1 (shard_range): the whole when alone.
   [[nodiscard]] ShardRange shard(std::size_t total) const { return shard_range(total, info().rank, info().size); }
+  // The GPUs of `devices` this rank takes: all of them alone; under mpirun the one its place
+  // on its host picks (local_device), so the ranks of a host share them out. Empty stays empty.
+  [[nodiscard]] std::vector<int> local_devices(const std::vector<int>& devices) const {
+    if (!several() || devices.empty()) return devices;
+    return {devices[static_cast<std::size_t>(local_device(info().local_rank, static_cast<int>(devices.size())))]};
+  }
 
   // Collective. At rank 0 every rank's string, in rank order; elsewhere an empty vector.
   [[nodiscard]] virtual std::vector<std::string> gather_strings(std::string_view mine) const = 0;

@@ -156,10 +156,7 @@ Summary run(const Options& o) {
   const bool on_gpus = set.on_gpus();
   // Under mpirun this rank's universes, on its node-local GPU; alone, all of them.
   const auto share = job.shard(static_cast<std::size_t>(o.universes));
-  std::vector<int> dealt_to = set.gpus;
-  if (job.several() && on_gpus)
-    dealt_to = {set.gpus[static_cast<std::size_t>(
-        mpi::local_device(job.info().local_rank, static_cast<int>(set.gpus.size())))]};
+  const std::vector<int> dealt_to = on_gpus ? job.local_devices(set.gpus) : set.gpus;
   std::vector<Device> gpus;
   for (const int index : on_gpus ? dealt_to : std::vector<int>{}) gpus.emplace_back(index);
   const std::size_t count = share.size();
