@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "streampipe/cuda/device.hpp"
 
+#include "driver_api.hpp"
 #include "driver_presence.hpp"
 #include "streampipe/cuda/error.hpp"
 
@@ -168,15 +169,28 @@ void Device::synchronize() const {
 }
 
 CurrentDeviceGuard::CurrentDeviceGuard(const Device& device) {
-  SP_CUDA_CHECK(cudaGetDevice(&previous_));
-  if (previous_ != device.index()) {
+  // cudaGetDevice says 0 on a thread with no context current; the driver tells them apart.
+  // Without its entry points the guard restores device 0, as the runtime alone would.
+  const driver::Api& api = driver::resolved();
+  CUcontext current = nullptr;
+  const bool none_current = api.ctx_get_current != nullptr && api.ctx_pop_current != nullptr &&
+                            api.ctx_get_current(&current) == CUDA_SUCCESS && current == nullptr;
+  if (!none_current) SP_CUDA_CHECK(cudaGetDevice(&previous_));
+  if (none_current || previous_ != device.index()) {
     SP_CUDA_CHECK(cudaSetDevice(device.index()));
     changed_ = true;
   }
 }
 
 CurrentDeviceGuard::~CurrentDeviceGuard() {
-  if (changed_) SP_CUDA_CHECK_NOTHROW(cudaSetDevice(previous_));
+  if (!changed_) return;
+  if (previous_ >= 0) {
+    SP_CUDA_CHECK_NOTHROW(cudaSetDevice(previous_));
+    return;
+  }
+  // cudaSetDevice put the device's context on the thread's empty stack: take it off again.
+  CUcontext popped = nullptr;
+  (void)driver::resolved().ctx_pop_current(&popped);
 }
 
 }  // namespace streampipe

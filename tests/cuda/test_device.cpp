@@ -2,6 +2,12 @@
 #include "streampipe/cuda/device.hpp"
 #include "support/gpu.hpp"
 
+#include "driver_api.hpp"
+
+#include <cuda.h>
+
+#include <thread>
+
 namespace streampipe {
 namespace {
 
@@ -30,6 +36,31 @@ TEST(DeviceGpu, GuardRestoresPreviousDevice) {
     EXPECT_EQ(Device::current().index(), n - 1);
   }
   EXPECT_EQ(Device::current().index(), 0);
+}
+
+TEST(DeviceGpu, GuardLeavesAThreadWithoutAContextWithout) {
+  SP_REQUIRE_GPU();
+  const int last = Device::count() - 1;
+  const auto current_context = [] {
+    CUcontext c = nullptr;
+    EXPECT_EQ(driver::api().ctx_get_current(&c), CUDA_SUCCESS);
+    return c;
+  };
+  std::thread([&] {
+    ASSERT_EQ(current_context(), nullptr);  // a new thread
+    {
+      const CurrentDeviceGuard guard{Device(last)};
+      EXPECT_EQ(Device::current().index(), last);
+      EXPECT_NE(current_context(), nullptr);
+    }
+    // Not device 0 made current on the way out: its context may never have been made.
+    EXPECT_EQ(current_context(), nullptr);
+    {
+      const CurrentDeviceGuard again{Device(last)};
+      EXPECT_EQ(Device::current().index(), last);
+    }
+    EXPECT_EQ(current_context(), nullptr);
+  }).join();
 }
 
 TEST(DeviceGpu, SynchronizeSucceeds) {

@@ -76,7 +76,10 @@ class Device {
   int index_;
 };
 
-// Makes a device current for a scope and restores the previous one on exit.
+// Makes a device current for a scope and restores what was current before on exit. A
+// thread that had no context current (a new thread) is left with none: making "device 0"
+// current there would create GPU 0's context (cudaSetDevice does since CUDA 12) in a
+// process that may never use GPU 0. Throws CudaError when the device cannot be made current.
 class CurrentDeviceGuard {
  public:
   explicit CurrentDeviceGuard(const Device& device);
@@ -85,7 +88,7 @@ class CurrentDeviceGuard {
   CurrentDeviceGuard& operator=(const CurrentDeviceGuard&) = delete;
 
  private:
-  int previous_ = -1;
+  int previous_ = -1;  // -1: no context was current
   bool changed_ = false;
 };
 
