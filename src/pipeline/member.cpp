@@ -36,7 +36,8 @@ void build_member(Member& m, const MemberBuild& build) {
     m.lane_queues[static_cast<std::size_t>(s.member_lane)]->executor().wait_inputs(slot);
   };
   m.staging =
-      std::make_unique<StagingPool>(gpu, build.staging_bytes, slots, wait_inputs, m.numa_node, build.staging_memory);
+      std::make_unique<StagingPool>(gpu, build.staging_bytes, slots, wait_inputs, m.numa_node, build.staging_memory,
+                                    gpu ? m.device : -1);
 }
 
 void stop_member(Member& m) noexcept {

@@ -64,7 +64,9 @@ struct Slot {
   Slot(int id_, int lane_, int member_lane_, Member& owner_, std::size_t member_, int device_, bool host_form_,
        std::size_t max_items_, int numa_node = -1, std::optional<HostResourceRef> staging_memory = {})
       : id(id_), lane(lane_), member_lane(member_lane_), member(member_), owner(&owner_), device(device_),
-        host_form(host_form_), max_items(max_items_), out_stage(!host_form_, numa_node, staging_memory) {
+        host_form(host_form_),
+        max_items(max_items_),
+        out_stage(!host_form_, numa_node, staging_memory, host_form_ ? -1 : device_) {
     items.reserve(max_items);
     layout.reserve(max_items);
   }

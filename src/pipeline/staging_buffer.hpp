@@ -5,7 +5,10 @@
 // and repeated runs pay cudaMallocHost once); plain memory on the host backend. Grows on
 // demand, optionally keeping its content. Pool blocks lie on `numa_node` where the host has
 // several (the node nearest the lane's GPU); a resource decides where its memory lies.
+// Pinned memory is allocated with the lane's GPU current (`device`): on a thread with no
+// context the runtime would otherwise make GPU 0's, in a process that may not use GPU 0.
 
+#include "streampipe/cuda/device.hpp"
 #include "streampipe/cuda/memory_resource.hpp"
 #include "streampipe/cuda/pinned_pool.hpp"
 
@@ -26,8 +29,9 @@ struct GiveBackToResource {
 
 class StagingBuffer {
  public:
-  explicit StagingBuffer(bool pinned = false, int numa_node = -1, std::optional<HostResourceRef> resource = {})
-      : pinned_(pinned), numa_node_(numa_node), resource_(resource) {}
+  explicit StagingBuffer(bool pinned = false, int numa_node = -1, std::optional<HostResourceRef> resource = {},
+                         int device = -1)
+      : pinned_(pinned), numa_node_(numa_node), device_(device), resource_(resource) {}
 
   [[nodiscard]] std::byte* data() const noexcept {
     if (!pinned_) return plain_.get();
@@ -40,6 +44,8 @@ class StagingBuffer {
   void reserve(std::size_t bytes, std::size_t keep = 0) {
     if (bytes <= capacity_) return;
     const std::size_t want = std::max(bytes, capacity_ + capacity_ / 2);
+    std::optional<CurrentDeviceGuard> on_device;
+    if (pinned_ && device_ >= 0) on_device.emplace(Device(device_));
     if (pinned_ && resource_) {
       std::unique_ptr<std::byte, GiveBackToResource> grown(static_cast<std::byte*>(resource_->allocate(want)),
                                                            GiveBackToResource{&resource_->resource(), want});
@@ -62,6 +68,7 @@ class StagingBuffer {
  private:
   bool pinned_;
   int numa_node_;
+  int device_;  // -1: whatever the calling thread has current
   std::optional<HostResourceRef> resource_;
   PinnedBlock block_;
   std::unique_ptr<std::byte, GiveBackToResource> from_resource_;

@@ -7,10 +7,15 @@
 namespace streampipe::pipeline::detail {
 
 StagingPool::StagingPool(bool pinned, std::size_t budget, int slots, WaitInputs wait_inputs, int numa_node,
-                         std::optional<HostResourceRef> memory)
-    : pinned_(pinned), numa_node_(numa_node), memory_(memory), budget_(budget), wait_inputs_(std::move(wait_inputs)) {
+                         std::optional<HostResourceRef> memory, int device)
+    : pinned_(pinned),
+      numa_node_(numa_node),
+      memory_(memory),
+      device_(device),
+      budget_(budget),
+      wait_inputs_(std::move(wait_inputs)) {
   if (budget_ == 0)
-    for (int i = 0; i < slots; ++i) blocks_.push_back(std::make_unique<Block>(pinned_, numa_node_, memory_));
+    for (int i = 0; i < slots; ++i) blocks_.push_back(std::make_unique<Block>(pinned_, numa_node_, memory_, device_));
 }
 
 std::optional<StagingPool::Lease> StagingPool::acquire(std::size_t bytes, int slot) {
@@ -77,7 +82,7 @@ StagingPool::Lease StagingPool::lend(std::size_t bytes, int slot, std::unique_lo
     free_.erase(std::next(it).base());
   } else {
     id = static_cast<int>(blocks_.size());
-    blocks_.push_back(std::make_unique<Block>(pinned_, numa_node_, memory_));
+    blocks_.push_back(std::make_unique<Block>(pinned_, numa_node_, memory_, device_));
   }
   Block& b = *blocks_[static_cast<std::size_t>(id)];
   b.state = State::lent;

@@ -42,8 +42,9 @@ class StagingPool {
 
   // Pinned blocks come from `memory` when given, else from the process-wide pool on
   // `numa_node` where the host has several (PinnedPool::acquire).
+  // Pinned blocks are allocated with GPU `device` current (-1: the calling thread's).
   StagingPool(bool pinned, std::size_t budget, int slots, WaitInputs wait_inputs, int numa_node = -1,
-              std::optional<HostResourceRef> memory = {});
+              std::optional<HostResourceRef> memory = {}, int device = -1);
   StagingPool(const StagingPool&) = delete;
   StagingPool& operator=(const StagingPool&) = delete;
 
@@ -74,7 +75,8 @@ class StagingPool {
     std::size_t bytes = 0;          // lent size, counted against the budget
     std::uint64_t generation = 1;   // bumped when the block comes back
     bool awaited = false;           // an acquire() is waiting for its copies
-    Block(bool pinned, int numa_node, std::optional<HostResourceRef> memory) : buffer(pinned, numa_node, memory) {}
+    Block(bool pinned, int numa_node, std::optional<HostResourceRef> memory, int device)
+        : buffer(pinned, numa_node, memory, device) {}
   };
 
   // Lends a block under `lock`, which it releases before growing the block.
@@ -85,6 +87,7 @@ class StagingPool {
   bool pinned_;
   int numa_node_;
   std::optional<HostResourceRef> memory_;
+  int device_;
   std::size_t budget_;
   WaitInputs wait_inputs_;
   mutable std::mutex mutex_;
