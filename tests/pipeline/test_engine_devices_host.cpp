@@ -98,7 +98,10 @@ TEST(EngineDevicesHost, InOrderDeliveryHoldsAcrossDevices) {
 
 TEST(EngineDevicesHost, TheTimelineHasRowsPerDeviceAndLane) {
   SimulatedDevices sim;
+  // Both started and each item taking a while: neither device can take every item.
+  for (int d = 0; d < 2; ++d) sim.delay[d] = std::chrono::microseconds(200);
   Engine engine(sim.operation(), simulated({0, 1}, 1));
+  (void)engine.wait_until_started();
   (void)run_items(engine, 40);
   std::set<std::string> rows;
   const nlohmann::json trace = engine.timeline().chrome_trace("test");
