@@ -68,6 +68,7 @@ State load() noexcept {
   resolve("cuModuleEnumerateFunctions", a.module_enumerate_functions, f, false);
   resolve("cuFuncGetName", a.func_get_name, f, false);
   resolve("cuPointerGetAttributes", a.pointer_get_attributes, f, false);
+  resolve("cuDevicePrimaryCtxGetState", a.primary_ctx_get_state, f, false);
   return st;
 }
 

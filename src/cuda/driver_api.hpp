@@ -36,6 +36,8 @@ struct Api {
   // Optional: core's is_device_mapped reads it through resolved() and answers "not mapped"
   // without it.
   decltype(&::cuPointerGetAttributes) pointer_get_attributes = nullptr;
+  // Optional: whether a device's primary context exists (tests of which GPUs a process uses).
+  decltype(&::cuDevicePrimaryCtxGetState) primary_ctx_get_state = nullptr;
 };
 
 // The table, resolved once per process. When there is no usable driver it throws, every
