@@ -51,24 +51,23 @@ std::string where_of(const Options& o, const pipeline::DeviceSet& set, const std
 // The engine for a run: one lane per GPU whose batch holds that GPU's share of the universes
 // (the bit-packed kernel steps them in one launch), or a lane per universe for the byte
 // kernels (each on a stream of its own); on the host one lane, whose steps take every core.
-pipeline::EngineOptions engine_options(const Options& o, const pipeline::DeviceSet& set, const std::vector<int>& gpus,
+pipeline::EngineOptions engine_options(const pipeline::DeviceSet& set, const std::vector<int>& gpus,
                                        std::size_t universes, std::size_t state_bytes, Layout layout) {
-  pipeline::EngineOptions eo = o.engine;
+  pipeline::EngineOptions eo;
   eo.delivery = pipeline::Delivery::in_order;
   eo.depth = 1;
   eo.cpu_lanes = 1;
   eo.lanes = 1;
   eo.record_timeline = false;
-  eo.on_complete = nullptr;
   if (set.on_gpus()) {
     eo.backend = pipeline::Backend::gpu;
     eo.devices = gpus;
   } else if (set.simulated) {
     eo.backend = pipeline::Backend::gpu;
+    eo.simulate_gpus = true;
     eo.devices = set.gpus;
   } else {
     eo.backend = pipeline::Backend::host;
-    eo.devices.clear();
   }
   const std::size_t members = std::max<std::size_t>(1, eo.devices.size());
   const std::size_t share = (universes + members - 1) / members;
@@ -168,7 +167,7 @@ Summary run(const Options& o) {
   const detail::ChunkRule rule = chunk_rule(o, on_gpus, count);
   std::vector<Clock::time_point> submitted(count);
   std::vector<pipeline::ItemResult> results(count);
-  pipeline::EngineOptions eo = engine_options(o, set, dealt_to, count, state_bytes, summary.layout);
+  pipeline::EngineOptions eo = engine_options(set, dealt_to, count, state_bytes, summary.layout);
   std::size_t first_index = 0;  // the engine's index of this chunk's first item
   Clock::time_point t0;
   bool warming = false;  // the states' pass before the clock
