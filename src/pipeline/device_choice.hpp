@@ -57,6 +57,8 @@ class DeviceChoice {
   [[nodiscard]] double latency_ms(std::size_t d, std::size_t kind = 0) const noexcept {
     return devices_[d].latency_ms[kind];
   }
+  // Its latency on the slowest kind it has measured; 0 before any.
+  [[nodiscard]] double slowest_latency_ms(std::size_t d) const noexcept { return devices_[d].slowest_measured(); }
 
   // The ready device with a free slot (`has_free_slot(d)`) expected to finish one more
   // batch of `work` units first, among those `allowed(d)` admits (an item in GPU memory:

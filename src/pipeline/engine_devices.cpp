@@ -74,7 +74,9 @@ detail::GpuStartFacts Engine::Impl::gpu_start_facts() const {
   for (const auto& m : members)
     if (m->device != kCpuDevice && m->report.state == DeviceReport::State::ready) ++f.gpus_joined;
   if (set.cpu) {
-    f.cpu_latency_ms = free_slots.choice().latency_ms(0);
+    // Whatever kinds of work the CPU has run (a run may have none of kind 0): the slowest,
+    // since the work left may all be of it.
+    f.cpu_latency_ms = free_slots.choice().slowest_latency_ms(0);
     f.cpu_slots = members.front()->slot_count();
   }
   return f;

@@ -90,8 +90,9 @@ struct ItemsRun {
   }
 };
 
-// `count` items of `bytes` each (item i filled with i) through `engine`, then drain.
-inline ItemsRun run_items(Engine& engine, std::size_t count, std::size_t bytes = 64) {
+// `count` items of `bytes` each (item i filled with i) and of `work_kind` through `engine`,
+// then drain.
+inline ItemsRun run_items(Engine& engine, std::size_t count, std::size_t bytes = 64, int work_kind = 0) {
   ItemsRun run;
   for (std::size_t i = 0; i < count; ++i) {
     run.in.emplace_back(bytes, static_cast<std::byte>(i));
@@ -99,8 +100,11 @@ inline ItemsRun run_items(Engine& engine, std::size_t count, std::size_t bytes =
   }
   std::vector<std::future<ItemResult>> futures;
   streampipe::testing::finishes_within("the run", [&] {
-    for (std::size_t i = 0; i < count; ++i)
-      futures.push_back(engine.submit(make_item(std::span<const std::byte>(run.in[i]), std::span<std::byte>(run.out[i]))));
+    for (std::size_t i = 0; i < count; ++i) {
+      Item item = make_item(std::span<const std::byte>(run.in[i]), std::span<std::byte>(run.out[i]));
+      item.work_kind = work_kind;
+      futures.push_back(engine.submit(std::move(item)));
+    }
     (void)engine.drain();
   });
   for (auto& f : futures)

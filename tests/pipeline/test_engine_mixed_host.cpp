@@ -254,6 +254,25 @@ TEST(EngineMixedHost, ALongRunOfKnownLengthStartsTheGpus) {
   EXPECT_GT(per_device[0], per_device[kCpuDevice]);
 }
 
+// Every item of a kind other than 0 (gray's folder of baseline JPEGs, all for nvJPEG): the
+// CPU is measured on that kind alone, and the GPU's start is judged on it (it was judged on
+// kind 0 alone, never measured, and the GPU never started).
+TEST(EngineMixedHost, ALongRunOfOneOtherKindStartsTheGpu) {
+  Scenario sc;
+  sc.delay[kCpuDevice] = 2000us;
+  sc.delay[0] = 200us;
+  auto options = cpu_and_simulated({0});
+  options.expected_items = 400;
+  options.gpu_start_ms = 50;
+  options.gpu_stop_ms = 20;
+  Engine engine(sc.operation(), options);
+  const ItemsRun run = run_items(engine, 400, 64, 1);
+  ASSERT_NO_FATAL_FAILURE(run.expect_all_right(400));
+  const auto report = engine.wait_until_started();
+  EXPECT_EQ(member(report, 0).state, DeviceReport::State::ready) << member(report, 0).reason;
+  EXPECT_EQ(sc.started.load(), 1);
+}
+
 TEST(EngineMixedHost, WithAKnownLengthTheGpusStartOneAfterAnother) {
   Scenario sc;
   sc.delay[kCpuDevice] = 2000us;
