@@ -100,6 +100,8 @@ GpuJpegDecoder::GpuJpegDecoder(Device device, GpuJpegBackend backend)
 
 unsigned GpuJpegDecoder::hardware_engines() const {
   if (backend_ != GpuJpegBackend::hardware) return 0;
+  // The hardware backend asks the driver for its device's context: a thread may have none.
+  const CurrentDeviceGuard guard(device_);
   unsigned engines = 0, cores = 0;
   SP_NVJPEG_CHECK(nvjpegGetHardwareDecoderInfo(handle_, &engines, &cores));
   return engines;
