@@ -38,12 +38,14 @@ void add_gray_flags(CLI::App& app, GrayFlags& o) {
       ->capture_default_str()->transform(whole_number(0, 9))->type_name("N");
   app.add_flag("--force", o.force, "replace existing outputs (never the inputs)");
   add_allow_special_outputs(app, o.allow_special);
-  app.add_option("--decode", o.decode, "where JPEGs are decoded: auto (the CPU), cpu, or gpu (nvJPEG; docs/gray.md)")
+  app.add_option("--decode", o.decode,
+                  "where JPEGs are decoded: auto (nvJPEG on the GPUs where one may take files, else the CPU), cpu, "
+                  "or gpu (nvJPEG; docs/gray.md)")
       ->capture_default_str()
       ->type_name("WHERE");
   app.add_option("--encode", o.encode,
-                  "where outputs are encoded: auto (the CPU), cpu, or gpu (JPEG: nvJPEG; PNG: streampipe's own, "
-                  "--compression 1 only)")
+                  "where outputs are encoded: auto (as --decode; PNG at --compression 1 only), cpu, or gpu (JPEG: "
+                  "nvJPEG; PNG: streampipe's own, --compression 1 only)")
       ->capture_default_str()
       ->type_name("WHERE");
   app.add_option("--max-pixels", o.max_pixels, "refuse images larger than N pixels, read from the header (0: no limit)")
@@ -53,9 +55,10 @@ void add_gray_flags(CLI::App& app, GrayFlags& o) {
   app.add_option("--group", o.group, "with nvJPEG: files per engine item (0: chosen from the run)")
       ->capture_default_str()->transform(whole_number(0, 256))->type_name("N");
   add_engine_options(app, o.engine, gray::engine_defaults(), "the GPUs the files are spread over (e.g. --devices 0,2)");
-  // gray's GPUs work only on its JPEG codecs (convert.hpp): auto is the CPU unless they are asked for.
+  // gray's GPUs work only on its codecs (convert.hpp): auto is the CPU alone when both are kept there.
   app.get_option("--backend")
-      ->description("where the work runs: auto (the CPU; the GPUs with --decode gpu or --encode gpu), gpu or host");
+      ->description("where the work runs: auto (the CPU and the GPUs; the CPU alone with --decode cpu --encode cpu), "
+                    "gpu or host");
   add_max_memory_option(app, o.max_memory_mib);
   auto* quiet = app.add_flag("-q,--quiet", o.quiet, "print nothing but failures (no progress bar, no summary line)");
   app.add_flag("-v,--verbose", o.verbose,

@@ -76,11 +76,11 @@ TEST(GrayGpu, BadFilesFailAloneAndTheDeviceKeepsWorking) {
   }
 }
 
-// With neither codec on the GPU, the defaults run on the CPU alone even where a GPU's start
-// would pay for itself (a slow host, a start said to cost nothing): a GPU would only copy
-// each file's luma through while the host's workers still decode and encode it, which was
-// slower than the CPU alone (docs/gray.md). No GPU starts; every output exact.
-TEST(GrayGpu, TheDefaultsRunOnTheCpuWithoutGpuCodecs) {
+// With both codecs kept on the CPU, --backend auto runs on the CPU alone even where a GPU's
+// start would pay for itself (a slow host, a start said to cost nothing): a GPU would only
+// copy each file's luma through while the host's workers still decode and encode it, which
+// was slower than the CPU alone (docs/gray.md). No GPU starts; every output exact.
+TEST(GrayGpu, CodecsOnTheCpuRunOnTheCpuAlone) {
   SP_REQUIRE_GPU();
   TempDir d;
   std::vector<fs::path> files;
@@ -94,6 +94,8 @@ TEST(GrayGpu, TheDefaultsRunOnTheCpuWithoutGpuCodecs) {
   o.engine.devices = {0};
   o.engine.host_threads = 1;
   o.engine.gpu_start_ms = 1;
+  o.decode = Decode::cpu;
+  o.encode = Encode::cpu;
   const auto jobs = jobs_for(files, d / "out");
   const RunSummary s = convert(jobs, o);
   ASSERT_EQ(s.ok, files.size());

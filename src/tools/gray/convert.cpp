@@ -124,6 +124,16 @@ RunSummary convert(std::span<const Job> jobs, const Options& o) {
   if (gpu_asked && (o.engine.backend == pipeline::Backend::host || o.engine.simulate_gpus))
     throw std::invalid_argument(
         "GPU decoding and encoding (--decode gpu, --encode gpu) need a GPU, not the host backend");
+  // automatic puts a codec on the GPUs wherever a GPU with nvJPEG may take files (the engine
+  // still starts none for a run the CPU finishes sooner): with both codecs there the CPU and
+  // a GPU beat the CPU alone (docs/gray.md). The GPU writes PNG at compression 1 only.
+  const bool gpus_may_join = gpu_decode_available() && o.engine.backend != pipeline::Backend::host &&
+                             !o.engine.simulate_gpus && (gpu_asked || Device::driver_installed());
+  const bool decode_on_gpu = o.decode == Decode::gpu || (o.decode == Decode::automatic && gpus_may_join);
+  const bool encode_on_gpu =
+      o.encode == Encode::gpu || (o.encode == Encode::automatic && gpus_may_join &&
+                                  (o.format == io::ImageFormat::jpeg || o.png_compression == 1));
+  const bool gpu_codecs = decode_on_gpu || encode_on_gpu;
 
   // One range over the whole run in Nsight Systems. Opened before the engine starts its
   // threads, it also makes NVTX's lazy initialization happen once, here, not racing in them.
@@ -138,7 +148,7 @@ RunSummary convert(std::span<const Job> jobs, const Options& o) {
   const host::Overwrite overwrite = o.force ? host::Overwrite::allow : host::Overwrite::refuse;
   // setenv() races with the getenv() of threads already running (libjpeg-turbo reads its
   // settings on each thread's first decode): the environment is final before they start.
-  if ((gpu_asked || o.engine.backend == pipeline::Backend::gpu) && !o.engine.simulate_gpus) request_hardware_queues();
+  if ((gpu_codecs || o.engine.backend == pipeline::Backend::gpu) && !o.engine.simulate_gpus) request_hardware_queues();
 
   pipeline::EngineOptions eo = o.engine;
   eo.host_threads = threads;
@@ -148,12 +158,12 @@ RunSummary convert(std::span<const Job> jobs, const Options& o) {
   if (eo.depth <= 0) eo.depth = std::max(2, (threads + 2 * std::min(eo.lanes, eo.cpu_lanes) - 1) / std::min(eo.lanes, eo.cpu_lanes));
   // Without GPU codecs a GPU would only copy decoded luma through (and take the luma of RGB
   // PNG inputs) while host workers still decode and encode its files: the CPU and a GPU
-  // together were slower than the CPU alone (docs/gray.md), so the defaults run on the CPU.
-  // With them, automatic is the CPU's lanes and the GPUs: the CPU converts files while
-  // nvJPEG starts, then both take files. (Simulated GPUs stay: they are the CPU's lanes,
-  // there to test the spreading of files.)
+  // together were slower than the CPU alone (docs/gray.md), so such a run is the CPU's. With
+  // them, automatic is the CPU's lanes and the GPUs: the CPU converts files while nvJPEG
+  // starts, then both take files. (Simulated GPUs stay: they are the CPU's lanes, there to
+  // test the spreading of files.)
   if (eo.backend == pipeline::Backend::automatic && !eo.simulate_gpus) {
-    if (!gpu_asked) {
+    if (!gpu_codecs) {
       eo.backend = pipeline::Backend::host;
       eo.devices.clear();  // --devices names GPUs this run does not use
     } else if (!Device::driver_installed()) {
@@ -165,11 +175,8 @@ RunSummary convert(std::span<const Job> jobs, const Options& o) {
   }
   const bool may_use_gpu = eo.backend != pipeline::Backend::host && !eo.simulate_gpus;
   const bool nvjpeg = gpu_decode_available() && may_use_gpu;
-  // nvJPEG decodes only when asked: on real photographs it gave some files' pixels far from
-  // libjpeg-turbo's (docs/gray.md), which a default must never do.
-  const bool gpu_decode = nvjpeg && o.decode == Decode::gpu;
-  // GPU encoding only when asked, PNG as JPEG: --encode auto keeps the host's encoders.
-  const bool gpu_encode = nvjpeg && o.encode == Encode::gpu;
+  const bool gpu_decode = nvjpeg && decode_on_gpu;
+  const bool gpu_encode = nvjpeg && encode_on_gpu;
   if (gpu_decode || gpu_encode)
     summary.group = o.group > 0 ? static_cast<std::size_t>(o.group) : group_size(jobs.size(), threads, !gpu_encode || !gpu_decode);
   const std::size_t per_item = summary.group;

@@ -68,13 +68,16 @@ struct Options {
   int jpeg_quality = 90;     // 1-100
   int png_compression = 1;   // 0-9; 1: up filter + run-length zlib, fast for photos (docs/image-io.md)
   bool force = false;        // replace existing outputs
-  // gpu: every baseline JPEG through nvJPEG (needs it, and GPUs only: the CPU's lanes take no
-  // file; progressive files are decoded on the host); cpu and automatic: the host decodes
-  // every file. With neither codec on the GPU, Backend::automatic runs on the CPU alone: a
-  // GPU would only copy the luma through (docs/gray.md).
+  // gpu: baseline JPEGs through nvJPEG on the GPUs (needs it; progressive files, PNGs and
+  // what else nvJPEG should not take are decoded on the host); cpu: the host decodes every
+  // file. automatic: gpu wherever a GPU with nvJPEG may take files (this build has nvJPEG,
+  // the backend is not the host's, a driver is installed), else cpu. With neither codec on
+  // the GPU, Backend::automatic runs on the CPU alone: a GPU would only copy the luma
+  // through (docs/gray.md).
   Decode decode = Decode::automatic;
   // gpu: outputs encoded on the GPUs, JPEG by nvJPEG, PNG by io::GpuPngEncoder (PNG at
-  // compression 1 only, whose files it writes byte for byte); cpu and automatic: the host.
+  // compression 1 only, whose files it writes byte for byte); cpu: the host. automatic: as
+  // for decode, and for PNG only at compression 1.
   Encode encode = Encode::automatic;
   // YCbCr JPEGs decoded to their Y plane alone (libjpeg-turbo and nvJPEG skip the chroma;
   // within a level of the luma of the RGB decode wherever no colour clips, docs/gray.md).

@@ -5,10 +5,10 @@
 // nvJPEG, GPU backend only): host workers only read the file, nvJPEG decodes it on the lane's
 // stream - on the GPU's JPEG engines where it has them - into device RGB and the luma kernel
 // converts it there: no host decode, no copy of decoded pixels (and the gray JPEG output is
-// encoded by nvJPEG on the lane). `automatic`: for decoding, cpu (nvJPEG decoded some real
-// photographs wrongly, docs/gray.md); for JPEG encoding, gpu wherever it may be used. Files nvJPEG should not be given (PNG,
-// 12-bit, lossless, arithmetic-coded, CMYK, Adobe RGB, incomplete data - see
-// gpu_decode_refusal) and files nvJPEG refuses at decode time go through the CPU decoder with
+// encoded by nvJPEG on the lane). `automatic`: gpu wherever a GPU with nvJPEG may take the
+// run's files (convert.hpp). Files nvJPEG should not be given (PNG, progressive, 12-bit,
+// lossless, arithmetic-coded, CMYK, Adobe RGB, incomplete data - see gpu_decode_refusal)
+// and files nvJPEG refuses at decode time go through the CPU decoder with
 // the same result as under `cpu`, and the run's summary counts them by reason. nvJPEG's
 // IDCT and chroma upsampling differ from libjpeg-turbo's, so gray values of GPU-decoded files
 // may differ from the CPU path's by a level (docs/gray.md gives the tolerance).
