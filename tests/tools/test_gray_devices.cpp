@@ -2,9 +2,11 @@
 // gray on the engine's device set, without a GPU: the CPU's lanes beside simulated GPUs,
 // every file converted once and exactly as the host backend converts it, each file and
 // member saying where the work ran; a short run of known length keeping the GPUs unstarted;
-// the items numbered one per file.
+// the items numbered one per file; the summary's line per member.
 
 #include "test_gray_files.hpp"
+
+#include "streampipe/tools/gray/report.hpp"
 
 #include <gtest/gtest.h>
 
@@ -108,6 +110,35 @@ TEST(GrayDevices, GpuDecodingOnTheHostBackendIsRefused) {
   o.engine.backend = pipeline::Backend::host;
   o.decode = Decode::gpu;
   EXPECT_THROW((void)convert({}, o), std::invalid_argument);
+}
+
+// The summary's line per member: what each did, or why it did nothing, a GPU whose start
+// had not ended with the run said to be still starting, not merely "starting".
+TEST(GrayDevices, EachMemberHasALineSayingWhatItDidOrWhyNot) {
+  RunSummary s;
+  const auto member = [&](int device, pipeline::DeviceReport::State state, std::size_t files, std::string reason) {
+    DeviceShare m;
+    m.device.device = device;
+    m.device.name = device == pipeline::kCpuDevice ? "CPU" : "GPU " + std::to_string(device);
+    m.device.state = state;
+    m.device.reason = std::move(reason);
+    m.device.joined_ms = state == pipeline::DeviceReport::State::ready ? 1500 : -1;
+    m.device.start_ms = 1400;
+    m.files = files;
+    m.share = static_cast<double>(files) / 100;
+    m.images_per_s = 50;
+    s.devices.push_back(m);
+  };
+  member(pipeline::kCpuDevice, pipeline::DeviceReport::State::ready, 60, "");
+  member(0, pipeline::DeviceReport::State::ready, 40, "");
+  member(1, pipeline::DeviceReport::State::starting, 0, "");
+  member(2, pipeline::DeviceReport::State::not_started, 0, "the CPU finishes the run sooner");
+  const auto lines = device_lines(s);
+  ASSERT_EQ(lines.size(), 4u);
+  EXPECT_EQ(lines[0], "CPU: 60 file(s), 60% of the work, 50.0 images/s");
+  EXPECT_EQ(lines[1], "GPU 0: 40 file(s), 40% of the work, 50.0 images/s; joined 1.50 s after the start (its own start 1.40 s)");
+  EXPECT_EQ(lines[2], "GPU 1: still starting when the run ended, so it took no file");
+  EXPECT_EQ(lines[3], "GPU 2: not started: the CPU finishes the run sooner");
 }
 
 }  // namespace

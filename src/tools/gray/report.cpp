@@ -61,6 +61,9 @@ std::vector<std::string> device_lines(const RunSummary& s) {
                             d.start_ms / 1e3);
       if (d.state == DeviceState::lost) line += fmt::format("; lost: {}", d.reason);
       lines.push_back(std::move(line));
+    } else if (d.state == DeviceState::starting) {
+      // Its start had not ended when the last file did (the engine judged it worth starting).
+      lines.push_back(fmt::format("{}: still starting when the run ended, so it took no file", d.name));
     } else {
       lines.push_back(fmt::format("{}: {}{}", d.name, pipeline::device_state_name(d.state),
                                   d.reason.empty() ? std::string() : ": " + d.reason));
