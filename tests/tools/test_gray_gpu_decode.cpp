@@ -265,8 +265,9 @@ TEST(GrayGpuDecode, GpuEncodedJpegsHoldTheGrayImage) {
 // The defaults put both codecs on the GPU where one may take files: the JPEGs go in groups
 // for nvJPEG, the files the GPU converted were decoded by nvJPEG and their gray PNGs encoded
 // there, within the tolerance of the CPU decode's luma; the CPU's own files are exact. One
-// host worker, 1080p files (about 16 ms each for the CPU alone, 5-6 s in all) and a start
-// said to cost nothing, so that the GPU starts and joins while the CPU still has files.
+// host worker, 1080p files (seconds of work for the CPU alone, longer than a GPU's start)
+// and a start said to cost nothing, so that the GPU starts and joins while the CPU still has
+// files.
 TEST(GrayGpuDecode, TheDefaultsPutTheCodecsOnTheGpu) {
   SP_REQUIRE_GPU();
   TempDir d;
