@@ -57,10 +57,10 @@ def main(out):
                       f"{alone if alone is None else f'{alone:.2f}'} | {ratio} | {'yes' if row['verified'] else 'NO'} |")
     gray = os.path.join(out, "bench-gray.json")
     if os.path.exists(gray):
-        print("\n| bench gray | backend | device | images/s |\n| --- | --- | --- | --- |")
+        print("\n| bench gray | output | backend | device | images/s |\n| --- | --- | --- | --- | --- |")
         for table, row in rows(json.load(open(gray))):
-            print(f"| {row['name']} | {row.get('backend', '?')} | {row.get('device', '?')} | "
-                  f"{row['summary']['median']:.1f} |")
+            print(f"| {row['name']} | {table.removeprefix('gray-')} | {row.get('backend', '?')} | "
+                  f"{row.get('device', '?')} | {row['summary']['median']:.1f} |")
     for d in ("0", "all"):
         path = os.path.join(out, f"life-{d}.json")
         if os.path.exists(path):
