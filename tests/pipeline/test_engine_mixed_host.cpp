@@ -235,29 +235,15 @@ TEST(EngineMixedHost, AShortRunOfKnownLengthLeavesTheGpusUnstarted) {
   }
 }
 
-TEST(EngineMixedHost, ALongRunOfKnownLengthStartsTheGpus) {
-  Scenario sc;
-  sc.delay[kCpuDevice] = 2000us;
-  sc.delay[0] = 200us;
-  auto options = cpu_and_simulated({0});
-  options.expected_items = 400;
-  options.gpu_start_ms = 50;  // 400 items take the CPU's 4 slots 200 ms: more than 50 + 2 x 20
-  options.gpu_stop_ms = 20;
-  Engine engine(sc.operation(), options);
-  const ItemsRun run = run_items(engine, 400);
-  std::map<int, int> per_device;
-  for (const auto& r : run.results) {
-    ASSERT_TRUE(r.ok()) << r.error;
-    ++per_device[r.device];
-  }
-  EXPECT_EQ(sc.started.load(), 1);
-  EXPECT_GT(per_device[0], per_device[kCpuDevice]);
-}
+// 400 items of `work_kind` on the CPU (2 ms each) beside a simulated GPU (0.2 ms) whose start
+// pays: 400 items take the CPU's 4 slots 200 ms, more than 50 + 2 x 20.
+struct LongRun {
+  ItemsRun run;
+  std::vector<DeviceReport> report;
+  int started = 0;
+};
 
-// Every item of a kind other than 0 (gray's folder of baseline JPEGs, all for nvJPEG): the
-// CPU is measured on that kind alone, and the GPU's start is judged on it (it was judged on
-// kind 0 alone, never measured, and the GPU never started).
-TEST(EngineMixedHost, ALongRunOfOneOtherKindStartsTheGpu) {
+LongRun long_run_of_known_length(int work_kind) {
   Scenario sc;
   sc.delay[kCpuDevice] = 2000us;
   sc.delay[0] = 200us;
@@ -266,11 +252,32 @@ TEST(EngineMixedHost, ALongRunOfOneOtherKindStartsTheGpu) {
   options.gpu_start_ms = 50;
   options.gpu_stop_ms = 20;
   Engine engine(sc.operation(), options);
-  const ItemsRun run = run_items(engine, 400, 64, 1);
-  ASSERT_NO_FATAL_FAILURE(run.expect_all_right(400));
-  const auto report = engine.wait_until_started();
-  EXPECT_EQ(member(report, 0).state, DeviceReport::State::ready) << member(report, 0).reason;
-  EXPECT_EQ(sc.started.load(), 1);
+  LongRun r;
+  r.run = run_items(engine, 400, 64, work_kind);
+  r.report = engine.wait_until_started();
+  r.started = sc.started.load();
+  return r;
+}
+
+TEST(EngineMixedHost, ALongRunOfKnownLengthStartsTheGpus) {
+  const LongRun r = long_run_of_known_length(0);
+  std::map<int, int> per_device;
+  for (const auto& result : r.run.results) {
+    ASSERT_TRUE(result.ok()) << result.error;
+    ++per_device[result.device];
+  }
+  EXPECT_EQ(r.started, 1);
+  EXPECT_GT(per_device[0], per_device[kCpuDevice]);
+}
+
+// Every item of a kind other than 0 (gray's folder of baseline JPEGs, all for nvJPEG): the
+// CPU is measured on that kind alone, and the GPU's start is judged on it (it was judged on
+// kind 0 alone, never measured, and the GPU never started).
+TEST(EngineMixedHost, ALongRunOfOneOtherKindStartsTheGpu) {
+  const LongRun r = long_run_of_known_length(1);
+  ASSERT_NO_FATAL_FAILURE(r.run.expect_all_right(400));
+  EXPECT_EQ(member(r.report, 0).state, DeviceReport::State::ready) << member(r.report, 0).reason;
+  EXPECT_EQ(r.started, 1);
 }
 
 TEST(EngineMixedHost, WithAKnownLengthTheGpusStartOneAfterAnother) {
