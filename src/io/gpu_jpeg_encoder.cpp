@@ -15,8 +15,6 @@ namespace streampipe::io {
 
 GpuJpegEncoder::GpuJpegEncoder(const GpuJpegDecoder& library, int quality, StreamRef stream) : library_(&library) {
   if (quality < 1 || quality > 100) throw std::invalid_argument(fmt::format("JPEG quality {} is not in 1-100", quality));
-  if (library.backend() != GpuJpegBackend::general)
-    throw std::invalid_argument("GpuJpegEncoder needs a library handle on the general backend");
   const CurrentDeviceGuard guard(library.device());
   nvjpegEncoderState_t state = nullptr;
   SP_NVJPEG_CHECK(nvjpegEncoderStateCreate(library.handle(), &state, stream.handle()));

@@ -3,7 +3,7 @@
 // Gray JPEG encoding on the GPU with nvJPEG (builds with nvJPEG only): baseline, one
 // component, the quality's standard tables, the same file layout libjpeg writes for a gray
 // image (JFIF). One encoder per stream, used by one thread at a time; it borrows the
-// library handle of a GpuJpegDecoder on the general backend. Every nvJPEG failure throws
+// library handle of a GpuJpegDecoder. Every nvJPEG failure throws
 // NvjpegError; a quality outside 1-100 std::invalid_argument; the destructor never throws.
 
 #include "streampipe/io/gpu_jpeg_decoder.hpp"
@@ -19,7 +19,7 @@ namespace streampipe::io {
 
 class GpuJpegEncoder {
  public:
-  // `library` uses GpuJpegBackend::general and outlives the encoder.
+  // `library` (either backend: encoding does not use the decode backend) outlives the encoder.
   GpuJpegEncoder(const GpuJpegDecoder& library, int quality, StreamRef stream);
   ~GpuJpegEncoder();
   GpuJpegEncoder(const GpuJpegEncoder&) = delete;

@@ -103,7 +103,7 @@ void GpuStage::Impl::run_lane(const pipeline::Batch& b) {
   const auto [first, count] = files_of(b.index(0));
   DeviceCodecs* const started = b.device_state<DeviceCodecs>();
   if (started == nullptr) throw std::logic_error("gray: a GPU took a group before nvJPEG started on it");
-  const DeviceCodecs& codecs = *started;
+  DeviceCodecs& codecs = *started;
   LaneCodecs& lane = started->lanes.at(static_cast<std::size_t>(b.member_lane()));
   const Device device(b.device());
   const StreamRef stream = b.stream();
@@ -155,7 +155,7 @@ void GpuStage::Impl::run_lane(const pipeline::Batch& b) {
     if (t.kind != Ticket::Kind::jpeg) continue;
     const std::span<const std::byte> jpeg(t.host, t.in_bytes);
     try {
-      infos[k] = codecs.general->info(jpeg);
+      infos[k] = codecs.library().info(jpeg);
     } catch (const io::NvjpegError& e) {
       refused[k] = fmt::format("nvJPEG: {}", e.status_name());
       continue;
@@ -164,7 +164,7 @@ void GpuStage::Impl::run_lane(const pipeline::Batch& b) {
       refused[k] = fmt::format("nvJPEG: {}-component {} sampling", infos[k].components, infos[k].sampling);
     } else if (infos[k].width != f.width || infos[k].height != f.height) {
       refused[k] = "nvJPEG reads another size";
-    } else if (codecs.engines && t.baseline && infos[k].engine_sampling) {
+    } else if (codecs.engines() && t.baseline && infos[k].engine_sampling) {
       engine_batch.push_back({jpeg, infos[k], decoded_at(k)});
       engine_files.push_back(k);
     } else {
@@ -185,7 +185,7 @@ void GpuStage::Impl::run_lane(const pipeline::Batch& b) {
   }
   if (!single.empty() && !lane.single) {
     try {
-      lane.single = std::make_unique<io::GpuJpegState>(*codecs.general);
+      lane.single = std::make_unique<io::GpuJpegState>(codecs.general());
     } catch (const io::NvjpegError& e) {
       for (const std::size_t k : single) refused[k] = fmt::format("nvJPEG: {}", e.status_name());
       single.clear();
@@ -249,7 +249,7 @@ void GpuStage::Impl::run_lane(const pipeline::Batch& b) {
     const FileResult& f = files[first + k];
     if (!tickets[first + k].ok()) continue;
     if (lane.encoders.size() <= encoded.size())
-      lane.encoders.push_back(std::make_unique<io::GpuJpegEncoder>(*codecs.general, options.jpeg_quality, stream));
+      lane.encoders.push_back(std::make_unique<io::GpuJpegEncoder>(codecs.library(), options.jpeg_quality, stream));
     try {
       lane.encoders[encoded.size()]->encode_gray(out + tickets[first + k].out_offset, f.width, f.height, stream);
       encoded.push_back(k);

@@ -23,7 +23,18 @@ GpuStage::Impl::Impl(const GpuStageSetup& s, std::span<FileResult> f, const Opti
   if (setup.group == 0) throw std::invalid_argument("gray's GPU stage needs a group size");
 }
 
-DeviceCodecs::~DeviceCodecs() { lanes.clear(); }
+DeviceCodecs::DeviceCodecs(Device device, std::unique_ptr<io::GpuJpegDecoder> engines, bool general_now)
+    : device_(device), engines_(std::move(engines)) {
+  if (general_now) general_ = std::make_unique<io::GpuJpegDecoder>(device_);
+}
+
+DeviceCodecs::~DeviceCodecs() = default;
+
+const io::GpuJpegDecoder& DeviceCodecs::general() {
+  const std::lock_guard lock(general_mutex_);
+  if (!general_) general_ = std::make_unique<io::GpuJpegDecoder>(device_);
+  return *general_;
+}
 
 std::shared_ptr<void> GpuStage::Impl::start_device(const pipeline::DeviceStart& start) {
   // Each step takes 0.05-0.3 s (docs/gray.md): a closing engine stops the start between them.
@@ -31,20 +42,22 @@ std::shared_ptr<void> GpuStage::Impl::start_device(const pipeline::DeviceStart& 
     if (start.stop_requested && start.stop_requested()) throw std::runtime_error("nvJPEG's set-up was stopped");
   };
   const Device device(start.device);
-  auto codecs = std::make_shared<DeviceCodecs>();
   const bool png = encodes_png();
-  if (setup.decode || !png) codecs->general = std::make_unique<io::GpuJpegDecoder>(device);
+  std::unique_ptr<io::GpuJpegDecoder> engines;
   if (setup.decode) {
-    go_on();
     try {
-      codecs->engines = std::make_unique<io::GpuJpegDecoder>(device, io::GpuJpegBackend::hardware);
+      engines = std::make_unique<io::GpuJpegDecoder>(device, io::GpuJpegBackend::hardware);
     } catch (const io::NvjpegError&) {
-      codecs->engines.reset();  // no JPEG engines on this GPU: the general backend decodes everything
+      engines.reset();  // no JPEG engines on this GPU: the general backend decodes everything
     }
   }
-  if (codecs->engines) {
+  // Without the engines every file nvJPEG decodes or encodes needs the general handle.
+  const bool general_now = !engines && (setup.decode || !png);
+  go_on();
+  auto codecs = std::make_shared<DeviceCodecs>(device, std::move(engines), general_now);
+  if (codecs->engines()) {
     go_on();
-    codecs->batched.state = std::make_unique<io::GpuJpegBatchState>(*codecs->engines);
+    codecs->batched.state = std::make_unique<io::GpuJpegBatchState>(*codecs->engines());
     if (setup.largest_width > 0 && setup.largest_height > 0) {
       try {
         codecs->batched.state->reserve(setup.group, setup.largest_width, setup.largest_height,
@@ -61,7 +74,7 @@ std::shared_ptr<void> GpuStage::Impl::start_device(const pipeline::DeviceStart& 
   {
     const std::lock_guard lock(described_mutex);
     if (described.empty()) {
-      described = setup.decode ? codecs->engines ? "nvJPEG, the JPEG engines (hardware backend)"
+      described = setup.decode ? codecs->engines() ? "nvJPEG, the JPEG engines (hardware backend)"
                                                  : "nvJPEG, no JPEG engines (general backend)"
                   : png ? "" : "nvJPEG encoder";
       if (png) described += described.empty() ? "GPU PNG encoder" : " + GPU PNG encoder";

@@ -68,16 +68,32 @@ struct SharedBatchState {
   std::optional<Event> decoded;
 };
 
-// A GPU's nvJPEG libraries (`general` unless nvJPEG neither decodes nor encodes, `engines`
-// where the GPU has JPEG engines), made by Operation::start_device, and its lanes' states;
-// released with the engine.
-struct DeviceCodecs {
-  std::unique_ptr<io::GpuJpegDecoder> general;
-  std::unique_ptr<io::GpuJpegDecoder> engines;
-  SharedBatchState batched;       // with `engines`
-  std::vector<LaneCodecs> lanes;  // by Batch::member_lane()
+// A GPU's nvJPEG libraries and its lanes' states, made by Operation::start_device; released
+// with the engine. `engines` where the GPU has JPEG engines and nvJPEG decodes: their handle
+// also reads the headers and encodes. Beside the engines the general backend's handle only
+// decodes the files they refuse, so it is made on the first such file: made at the start it
+// held its memory for the run and lengthened the GPU's release at the end (docs/gray.md).
+class DeviceCodecs {
+  // Declared first, released last: the states below were made from these libraries.
+  Device device_;
+  std::unique_ptr<io::GpuJpegDecoder> engines_;
+  std::mutex general_mutex_;
+  std::unique_ptr<io::GpuJpegDecoder> general_;
 
-  ~DeviceCodecs();  // the lanes' states before the libraries they were made from
+ public:
+  DeviceCodecs(Device device, std::unique_ptr<io::GpuJpegDecoder> engines, bool general_now);
+  ~DeviceCodecs();
+  DeviceCodecs(const DeviceCodecs&) = delete;
+  DeviceCodecs& operator=(const DeviceCodecs&) = delete;
+
+  [[nodiscard]] const io::GpuJpegDecoder* engines() const noexcept { return engines_.get(); }
+  // The general backend's handle, made on the first call (any lane's; throws NvjpegError).
+  [[nodiscard]] const io::GpuJpegDecoder& general();
+  // The handle that reads headers and encodes: the engines', else general().
+  [[nodiscard]] const io::GpuJpegDecoder& library() { return engines_ ? *engines_ : general(); }
+
+  SharedBatchState batched;       // with engines()
+  std::vector<LaneCodecs> lanes;  // by Batch::member_lane()
 };
 
 struct GpuStage::Impl {
