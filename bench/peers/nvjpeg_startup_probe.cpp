@@ -5,9 +5,12 @@
 // states of each backend, the first and second decode through each, GPU encoder states, a
 // 48 MiB pinned buffer - then the tear-down in the order gray releases them, one line and
 // its milliseconds each. With "malloc" nvJPEG's pinned buffers come from malloc and its
-// device buffers from cudaMalloc, to see whether its own allocations are the cost.
+// device buffers from cudaMalloc, to see whether its own allocations are the cost; with
+// "hardware-first" the hardware handle is made before the default one. Last, a gray image is
+// encoded from each handle's encoder state, to see whether the hardware handle encodes, and to
+// the same bytes.
 //
-//   nvjpeg_startup_probe FILE.jpg [malloc]
+//   nvjpeg_startup_probe FILE.jpg [malloc] [hardware-first]
 #include "plain_nvjpeg.hpp"
 
 #include <cstring>
@@ -37,7 +40,7 @@ int host_free(void* p) {
 
 int main(int argc, char** argv) {
   if (argc < 2) {
-    std::fprintf(stderr, "usage: nvjpeg_startup_probe FILE.jpg [malloc]\n");
+    std::fprintf(stderr, "usage: nvjpeg_startup_probe FILE.jpg [malloc] [hardware-first]\n");
     return 2;
   }
   std::ifstream file(argv[1], std::ios::binary);
@@ -46,7 +49,11 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "%s: cannot read it\n", argv[1]);
     return 1;
   }
-  const bool plain = argc > 2 && std::strcmp(argv[2], "malloc") == 0;
+  bool plain = false, hardware_first = false;
+  for (int a = 2; a < argc; ++a) {
+    plain = plain || std::strcmp(argv[a], "malloc") == 0;
+    hardware_first = hardware_first || std::strcmp(argv[a], "hardware-first") == 0;
+  }
   nvjpegDevAllocator_t dev{device_malloc, device_free};
   nvjpegPinnedAllocator_t pinned{host_malloc, host_free};
   std::printf("nvJPEG start-up, step by step (%s allocators)\n", plain ? "malloc/cudaMalloc" : "nvJPEG's own");
@@ -59,10 +66,13 @@ int main(int argc, char** argv) {
   step("context of GPU 0");
   nvjpegHandle_t general{}, hardware{};
   const unsigned flags = NVJPEG_FLAGS_UPSAMPLING_WITH_INTERPOLATION;
-  NVJ(nvjpegCreateEx(NVJPEG_BACKEND_DEFAULT, plain ? &dev : nullptr, plain ? &pinned : nullptr, flags, &general));
-  step("handle, default backend");
-  NVJ(nvjpegCreateEx(NVJPEG_BACKEND_HARDWARE, plain ? &dev : nullptr, plain ? &pinned : nullptr, flags, &hardware));
-  step("handle, hardware backend");
+  const auto make = [&](nvjpegBackend_t backend, nvjpegHandle_t* handle, const char* what) {
+    NVJ(nvjpegCreateEx(backend, plain ? &dev : nullptr, plain ? &pinned : nullptr, flags, handle));
+    step(what);
+  };
+  if (hardware_first) make(NVJPEG_BACKEND_HARDWARE, &hardware, "handle, hardware backend");
+  make(NVJPEG_BACKEND_DEFAULT, &general, "handle, default backend");
+  if (!hardware_first) make(NVJPEG_BACKEND_HARDWARE, &hardware, "handle, hardware backend");
   unsigned engines = 0, cores = 0;
   NVJ(nvjpegGetHardwareDecoderInfo(hardware, &engines, &cores));
   step("JPEG engines counted");
@@ -116,6 +126,34 @@ int main(int argc, char** argv) {
     NVJ(nvjpegEncoderParamsCreate(general, &params[e], stream));
   }
   step("8 encoder states and parameters");
+  // One gray image (the decoded image's red samples) encoded from each handle's encoder.
+  std::vector<unsigned char> encoded[2];
+  for (int h = 0; h < 2; ++h) {
+    nvjpegEncoderState_t state{};
+    nvjpegEncoderParams_t p{};
+    const nvjpegStatus_t made = nvjpegEncoderStateCreate(h == 0 ? general : hardware, &state, stream);
+    if (made != NVJPEG_STATUS_SUCCESS) {
+      std::printf("encoder state from the %s handle: nvJPEG status %d\n", h == 0 ? "default" : "hardware", int(made));
+      continue;
+    }
+    NVJ(nvjpegEncoderParamsCreate(h == 0 ? general : hardware, &p, stream));
+    NVJ(nvjpegEncoderParamsSetQuality(p, 90, stream));
+    NVJ(nvjpegEncoderParamsSetSamplingFactors(p, NVJPEG_CSS_GRAY, stream));
+    nvjpegImage_t gray{};
+    gray.channel[0] = out;
+    gray.pitch[0] = unsigned(widths[0] * 3);
+    NVJ(nvjpegEncodeYUV(h == 0 ? general : hardware, state, p, &gray, NVJPEG_CSS_GRAY, widths[0], heights[0], stream));
+    size_t length = 0;
+    NVJ(nvjpegEncodeRetrieveBitstream(h == 0 ? general : hardware, state, nullptr, &length, stream));
+    encoded[h].resize(length);
+    NVJ(nvjpegEncodeRetrieveBitstream(h == 0 ? general : hardware, state, encoded[h].data(), &length, stream));
+    CHECK(cudaStreamSynchronize(stream));
+    NVJ(nvjpegEncoderParamsDestroy(p));
+    NVJ(nvjpegEncoderStateDestroy(state));
+  }
+  std::printf("gray encode: default handle %zu bytes, hardware handle %zu bytes, %s\n", encoded[0].size(),
+              encoded[1].size(), encoded[0] == encoded[1] ? "the same bytes" : "DIFFERENT bytes");
+  last_ms = now_ms();
   void* staging = nullptr;
   CHECK(cudaHostAlloc(&staging, size_t{48} << 20, cudaHostAllocDefault));
   step("cudaHostAlloc 48 MiB");
