@@ -22,7 +22,7 @@ namespace {
 std::atomic<bool> started{false};
 
 cudaError_t query_count(int& n) noexcept {
-  request_hardware_queues();
+  request_hardware_queues(kMostHardwareQueues);
   started.store(true, std::memory_order_relaxed);
   n = 0;
   const cudaError_t status = cudaGetDeviceCount(&n);
@@ -64,23 +64,22 @@ int to_int(const std::string& s) {
 
 bool cuda_started() noexcept { return started.load(std::memory_order_relaxed); }
 
-void request_hardware_queues() noexcept {
-  // Streams share CUDA_DEVICE_MAX_CONNECTIONS hardware queues (8 by default); more lanes
-  // than queues create false dependencies between streams (one lane's copy waits behind
-  // another lane's kernel). Ask for the maximum unless the user chose a value. Set after
-  // the driver initialized it is ignored (docs/python.md, "the engine's hardware queues").
-  static const bool requested = [] { return ::setenv("CUDA_DEVICE_MAX_CONNECTIONS", "32", 0) == 0; }();
-  (void)requested;
+void request_hardware_queues(int streams) noexcept {
+  // Streams share CUDA_DEVICE_MAX_CONNECTIONS hardware queues; more busy streams than queues
+  // create false dependencies between them (one lane's copy waits behind another lane's
+  // kernel). setenv() without overwriting keeps the first request and the user's own value,
+  // and changes nothing once the variable is set. Set after the driver initialized it is
+  // ignored (docs/python.md, "the engine's hardware queues").
+  (void)::setenv("CUDA_DEVICE_MAX_CONNECTIONS", streams <= kDriverHardwareQueues ? "8" : "32", 0);
 }
 
 int hardware_queues() noexcept {
   const char* value = std::getenv("CUDA_DEVICE_MAX_CONNECTIONS");
-  constexpr int kDriverDefault = 8, kMost = 32;
-  if (value == nullptr || *value == '\0') return kDriverDefault;
+  if (value == nullptr || *value == '\0') return kDriverHardwareQueues;
   char* end = nullptr;
   const long n = std::strtol(value, &end, 10);
-  if (*end != '\0' || n < 1) return kDriverDefault;
-  return static_cast<int>(std::min<long>(n, kMost));
+  if (*end != '\0' || n < 1) return kDriverHardwareQueues;
+  return static_cast<int>(std::min<long>(n, kMostHardwareQueues));
 }
 
 Device::Device(int index) : index_(index) {

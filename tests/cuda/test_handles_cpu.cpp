@@ -59,7 +59,6 @@ TEST(Device, CountIsConsistentWithUnavailableReason) {
   EXPECT_THROW(Device{n}, std::out_of_range);
 }
 
-// Pageable memory is "not pinned", with or without a device or driver: the query never throws.
 TEST(Device, HardwareQueuesFollowTheEnvironmentWithTheDriversDefault) {
   const char* name = "CUDA_DEVICE_MAX_CONNECTIONS";
   const char* before = std::getenv(name);
@@ -75,6 +74,31 @@ TEST(Device, HardwareQueuesFollowTheEnvironmentWithTheDriversDefault) {
   if (before) ::setenv(name, saved.c_str(), 1);
 }
 
+// The first request wins and the user's own value is kept; no CUDA call is made.
+TEST(Device, HardwareQueuesRequestedForTheStreamsFirstAskedFor) {
+  const char* name = "CUDA_DEVICE_MAX_CONNECTIONS";
+  const char* before = std::getenv(name);
+  const std::string saved = before ? before : "";
+  const auto fresh = [&](int first, int second) {
+    EXPECT_EQ(::unsetenv(name), 0);
+    request_hardware_queues(first);
+    request_hardware_queues(second);
+    return hardware_queues();
+  };
+  EXPECT_EQ(fresh(4, kMostHardwareQueues), kDriverHardwareQueues);
+  EXPECT_EQ(fresh(8, 64), kDriverHardwareQueues);
+  EXPECT_EQ(fresh(9, 1), kMostHardwareQueues);
+  EXPECT_EQ(fresh(kMostHardwareQueues, 4), kMostHardwareQueues);
+  ASSERT_EQ(::setenv(name, "12", 1), 0);
+  request_hardware_queues(kMostHardwareQueues);
+  EXPECT_EQ(hardware_queues(), 12);
+  if (before)
+    ::setenv(name, saved.c_str(), 1);
+  else
+    ::unsetenv(name);
+}
+
+// Pageable memory is "not pinned", with or without a device or driver: the query never throws.
 TEST(HostMemory, PageableIsNotPinnedWithOrWithoutADevice) {
   int local = 0;
   std::vector<float> heap(16);

@@ -3,8 +3,9 @@
 // A GPU named by explicit index. Properties are read once per device and cached for the
 // process. Device::count() never throws for "no GPU here": it returns 0, and
 // Device::unavailable_reason() says why, so callers can fall back to the host backend.
-// The library's first call into the CUDA runtime asks for 32 hardware queues
-// (request_hardware_queues), so that many streams do not share the default 8.
+// The library's first call into the CUDA runtime asks for 32 hardware queues unless the
+// program asked for fewer first (request_hardware_queues), so that many streams do not
+// share the default 8.
 
 #include <cuda_runtime_api.h>
 
@@ -27,11 +28,17 @@ struct PcieLink {
   int max_width = 0;
 };
 
-// Sets CUDA_DEVICE_MAX_CONNECTIONS=32 unless the environment already sets it. The driver
-// reads it when it initializes (any runtime call, cudaDriverGetVersion included), so it
-// counts only before the process's first CUDA call; streampipe calls it before each of
-// its own. Idempotent, thread-safe, never throws.
-void request_hardware_queues() noexcept;
+// The driver's hardware queues per GPU by default, and the most it makes.
+inline constexpr int kDriverHardwareQueues = 8;
+inline constexpr int kMostHardwareQueues = 32;
+// Asks for enough hardware queues for `streams` streams busy at once on a GPU: the driver's 8
+// where they suffice, else 32 (CUDA_DEVICE_MAX_CONNECTIONS). More queues make a context
+// slower to create and to release (docs/engine.md), so a program that knows how many streams
+// it keeps busy asks before its first CUDA call; the library's first runtime call asks for 32
+// where nothing asked before. The first request, or the environment's own value, wins: the
+// driver reads it once, when it initializes (any runtime call, cudaDriverGetVersion
+// included). Thread-safe, never throws.
+void request_hardware_queues(int streams) noexcept;
 // The hardware queues this process's streams share: CUDA_DEVICE_MAX_CONNECTIONS as the
 // environment says now (1-32), the driver's 8 when unset or not a number. Streams beyond it
 // share queues, and a timed event recorded on a stream holds its queue until the work before
