@@ -232,7 +232,7 @@ nb::list PyEngine::devices(bool wait) {
     for (const double ms : d.ms_per_unit) per_unit.append(ms);
     out.append(nb::make_tuple(d.device == pipeline::kCpuDevice ? nb::object(nb::str("cpu")) : nb::object(nb::int_(d.device)),
                               d.name, pipeline::device_state_name(d.state), d.reason, d.lanes, d.joined_ms, d.start_ms,
-                              d.batches, d.items, nb::tuple(per_unit)));
+                              d.setup_ms, d.batches, d.items, nb::tuple(per_unit)));
   }
   return out;
 }

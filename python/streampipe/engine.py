@@ -118,6 +118,7 @@ class DeviceReport:
     lanes: int
     joined_ms: float                # when it joined the set (engine clock); -1: never
     start_ms: float                 # how long its start took
+    setup_ms: float                 # of which the operation's own set-up (nvJPEG's, say)
     batches: int
     items: int
     # What the scheduler measured: ms per unit of work from taking a slot to giving it back,

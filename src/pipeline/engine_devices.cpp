@@ -232,6 +232,7 @@ void Engine::Impl::start_gpus(const std::stop_token& stop_token) noexcept {
 
 void Engine::Impl::start_gpu(Member& m, const std::stop_token& stop_token) noexcept {
   const double t0 = clock_ms();
+  double setup_ms = 0;
   std::string failure;
   try {
     const auto go_on = [&] {
@@ -242,8 +243,10 @@ void Engine::Impl::start_gpu(Member& m, const std::stop_token& stop_token) noexc
     if (op.start_device) {
       std::optional<CurrentDeviceGuard> on_device;
       if (m.gpu()) on_device.emplace(Device(m.device));
+      const double setup_t0 = clock_ms();
       m.state = op.start_device(
           DeviceStart{.device = m.device, .lanes = m.lanes, .stop_requested = [&] { return stop_token.stop_requested(); }});
+      setup_ms = clock_ms() - setup_t0;
       go_on();
     }
   } catch (...) {
@@ -253,6 +256,7 @@ void Engine::Impl::start_gpu(Member& m, const std::stop_token& stop_token) noexc
   {
     std::lock_guard lock(mutex);
     m.report.start_ms = clock_ms() - t0;
+    m.report.setup_ms = setup_ms;
     if (failure.empty()) {
       m.report.state = DeviceReport::State::ready;
       m.report.joined_ms = clock_ms();

@@ -72,6 +72,7 @@ struct DeviceReport {
   int lanes = 0;
   double joined_ms = -1;        // when it joined the set and could take work (Timeline::now_ms); -1: never
   double start_ms = 0;          // how long its start took (context, pools, the operation's set-up)
+  double setup_ms = 0;          // of which the operation's own set-up (Operation::start_device)
   std::size_t batches = 0;      // batches it ran
   std::size_t items = 0;        // items in them
   // What the scheduler measured: milliseconds per unit of work of each kind (Item::work_kind),

@@ -84,6 +84,7 @@ nlohmann::json devices_json(const RunSummary& s) {
                     {"lanes", d.lanes},
                     {"joined_ms", d.joined_ms >= 0 ? nlohmann::json(d.joined_ms) : nlohmann::json(nullptr)},
                     {"start_ms", d.start_ms},
+                    {"setup_ms", d.setup_ms},
                     {"files", m.files},
                     {"share", m.share},
                     {"images_per_s", m.images_per_s},
