@@ -69,6 +69,8 @@ TEST(EngineMixedHost, TheCpuWorksWhileAGpuStarts) {
   EXPECT_EQ(report[0].items, 20u);
   EXPECT_EQ(member(report, 0).state, DeviceReport::State::ready);
   EXPECT_GE(member(report, 0).start_ms, 390.0);
+  EXPECT_GE(member(report, 0).setup_ms, 390.0);  // the operation's own set-up is the start's delay
+  EXPECT_LE(member(report, 0).setup_ms, member(report, 0).start_ms);
   EXPECT_GT(member(report, 0).joined_ms, report[0].joined_ms);
 }
 
