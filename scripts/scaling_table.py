@@ -27,6 +27,7 @@ def main(out):
     print("| table | row | GPUs | ms | GB/s | speed-up over 1 GPU | verified |")
     print("| --- | --- | --- | --- | --- | --- | --- |")
     one = {}
+    default_ms = {}  # (table, row, GPUs) -> ms, with the default staging
     for path in sorted(glob.glob(os.path.join(out, "streams-*.json"))):
         result = json.load(open(path))
         for table, row in rows(result):
@@ -35,11 +36,28 @@ def main(out):
             gpus = int(row.get("devices", 1))
             ms = row["summary"]["median"]
             key = (table, base_name(row["name"]))
+            default_ms[(table, base_name(row["name"]), gpus)] = ms
             if gpus == 1:
                 one[key] = ms
             speedup = one[key] / ms if key in one and ms > 0 else float("nan")
             print(f"| {table} | {base_name(row['name'])} | {gpus} | {ms:.2f} | {row.get('gbps', 0):.1f} | "
                   f"{speedup:.2f}x | {'yes' if row['verified'] else 'NO'} |")
+    staging = {}  # (table, row) -> {(MiB per GPU, GPUs): ms}
+    for path in sorted(glob.glob(os.path.join(out, "staging-*-streams-*.json"))):
+        mib = int(os.path.basename(path).split("-")[1])
+        for table, row in rows(json.load(open(path))):
+            if row["name"].startswith("engine") and "pageable" in row["name"]:
+                staging.setdefault((table, base_name(row["name"])), {})[(mib, int(row.get("devices", 1)))] = (
+                    row["summary"]["median"], row["verified"])
+    if staging:
+        print("\nThe pageable rows with each GPU's staging ring cut (`--staging-mib`), ms (* not verified):")
+        print("\n| table | row | staging MiB per GPU | GPUs | ms | the default 48 MiB, ms |")
+        print("| --- | --- | --- | --- | --- | --- |")
+        for (table, name), by in staging.items():
+            for (mib, gpus), (ms, verified) in sorted(by.items()):
+                default = default_ms.get((table, name, gpus))
+                print(f"| {table} | {name} | {mib} | {gpus} | {ms:.2f}{'' if verified else '*'} | "
+                      f"{'-' if default is None else f'{default:.2f}'} |")
     for path in sorted(glob.glob(os.path.join(out, "mpi*-streams-*.json"))):
         merged = json.load(open(path))
         ranks = merged["ranks"]
