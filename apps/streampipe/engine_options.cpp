@@ -54,6 +54,7 @@ pipeline::EngineOptions engine_options(const EngineFlags& flags, pipeline::Engin
     return base;
   }
   (void)parse_device_list(flags.devices);  // a malformed list is named before the machine is asked
+  pipeline::request_lane_queues(base);       // before the GPUs are counted: the driver reads it once
   const mpi::Job& ranks = Ranks::get();
   if (base.backend == pipeline::Backend::gpu && Device::count() == 0)
     throw UsageError(fmt::format("--backend gpu: no usable GPU ({})", Device::unavailable_reason().value_or("?")));

@@ -6,7 +6,6 @@
 #include "option_checks.hpp"
 #include "outputs.hpp"
 
-#include "streampipe/cuda/device.hpp"
 #include "streampipe/io/decode_budget.hpp"
 #include "streampipe/tools/gray/decode.hpp"
 
@@ -102,9 +101,6 @@ gray::Options gray_options(const GrayFlags& o) {
                                  go.png_compression));
   go.limits.max_pixels = o.max_pixels;
   go.limits.raise_hint = "raise --max-pixels";
-  // Before --devices or --backend gpu count the GPUs: the driver makes the hardware queues
-  // the first CUDA call finds asked for, and gray's lanes need no more than its default 8.
-  request_hardware_queues(o.engine.lanes > 0 ? o.engine.lanes : gray::engine_defaults().lanes);
   go.engine = engine_options(o.engine, gray::engine_defaults());
   // The decoded images of all the threads together: half of the memory the run may take
   // (the rest: staging, the outputs being encoded, the run itself).

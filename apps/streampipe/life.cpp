@@ -57,12 +57,12 @@ int run_life(const LifeFlags& f, const ReportOptions& report_options) {
   // Every rank has checked the outputs before any writes a frame: another rank's new frame
   // would read as "exists".
   ranks.barrier();
+  o.timed = report_options.wanted();  // before the options: a timed run's lanes differ
   complete_life_options(f, o);
   check_life_memory(o, tools::life::device_set(o),
                     {f.size, ranks.shard(static_cast<std::size_t>(f.universes)).size(), f.scale}, f.max_memory_mib);
 
   o.job = &ranks;
-  o.timed = report_options.wanted();
   o.every_population = !f.population_path.empty();
   // Alone, --population streams as the run goes; under mpirun rank 0 writes the gathered.
   std::optional<PopulationStream> population;

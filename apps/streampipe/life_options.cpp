@@ -82,6 +82,9 @@ tools::life::Options life_shape(const LifeFlags& f) {
 }
 
 void complete_life_options(const LifeFlags& f, tools::life::Options& o) {
+  // The run sets its own lanes; these say how many, so that the hardware queues asked for
+  // before the GPUs are counted are theirs.
+  o.engine.lanes = tools::life::lanes_per_gpu(o);
   o.engine = engine_options(EngineFlags{.backend = f.backend, .devices = f.devices}, o.engine);
   if (!f.pattern.empty()) {
     try {

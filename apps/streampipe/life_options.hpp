@@ -48,6 +48,7 @@ void add_life_flags(CLI::App& app, LifeFlags& flags);
 [[nodiscard]] tools::life::Options life_shape(const LifeFlags& flags);
 // The rest: the pattern (read here: it must fit the board) and where the universes run
 // (--backend and --devices, as every engine command reads them: engine_options.hpp).
+// options.timed is set before: a timed run's lanes differ (tools::life::lanes_per_gpu).
 void complete_life_options(const LifeFlags& flags, tools::life::Options& options);
 
 }  // namespace streampipe::cli

@@ -60,6 +60,7 @@ using Slot = detail::Slot;
 Engine::Impl::Impl(Operation o, EngineOptions opt) : op(std::move(o)), options(detail::checked_options(std::move(opt))) {
   open_batch = detail::BatchFill({static_cast<std::size_t>(options.batch_items), options.batch_bytes});
   nvtx_initialize();  // before any worker or lane thread opens a range
+  request_lane_queues(options);  // before resolving the set starts CUDA
   try {
     set = DeviceSet::resolve(options.backend, options.devices, options.simulate_gpus, static_cast<bool>(op.host),
                              static_cast<bool>(op.device));

@@ -9,6 +9,15 @@
 #include <algorithm>
 #include <stdexcept>
 
+namespace streampipe::pipeline {
+
+void request_lane_queues(const EngineOptions& options) noexcept {
+  if (options.backend == Backend::host || options.simulate_gpus) return;
+  request_hardware_queues(options.lanes);
+}
+
+}  // namespace streampipe::pipeline
+
 namespace streampipe::pipeline::detail {
 
 EngineOptions checked_options(EngineOptions options) {

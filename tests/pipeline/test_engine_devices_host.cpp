@@ -15,8 +15,10 @@
 
 #include <atomic>
 #include <chrono>
+#include <cstdlib>
 #include <map>
 #include <set>
+#include <string>
 #include <thread>
 
 namespace streampipe::pipeline {
@@ -174,6 +176,35 @@ TEST(EngineDevicesHost, WhenEveryDeviceIsLostEverythingLeftFails) {
 TEST(EngineDevicesHost, ANegativeDeviceIsRefused) {
   SimulatedDevices sim;
   EXPECT_THROW(Engine(sim.operation(), simulated({0, -1})), std::invalid_argument);
+}
+
+// A set that may hold a real GPU asks for its lanes' hardware queues; the host backend and
+// simulated GPUs ask for none (no CUDA call is made).
+TEST(EngineDevices, HardwareQueuesAskedForWhereARealGpuMayRun) {
+  const char* name = "CUDA_DEVICE_MAX_CONNECTIONS";
+  const char* before = std::getenv(name);
+  const std::string saved = before ? before : "";
+  const auto asked = [&](const EngineOptions& o) {
+    EXPECT_EQ(::unsetenv(name), 0);
+    request_lane_queues(o);
+    const char* value = std::getenv(name);
+    return std::string(value ? value : "none");
+  };
+  EngineOptions o;
+  o.lanes = 4;
+  EXPECT_EQ(asked(o), "8");  // automatic: the GPUs it finds
+  o.lanes = 16;
+  EXPECT_EQ(asked(o), "32");
+  o.backend = Backend::gpu;
+  o.lanes = 8;
+  EXPECT_EQ(asked(o), "8");
+  EXPECT_EQ(asked(simulated({0, 1}, 16)), "none");
+  o.backend = Backend::host;
+  EXPECT_EQ(asked(o), "none");
+  if (before)
+    ::setenv(name, saved.c_str(), 1);
+  else
+    ::unsetenv(name);
 }
 
 }  // namespace

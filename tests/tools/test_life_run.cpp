@@ -99,6 +99,22 @@ TEST(LifeRun, UniversesDealtToSimulatedDevices) {
   EXPECT_NE(s.where.find("3 simulated device(s)"), std::string::npos) << s.where;
 }
 
+// A GPU steps its share of the universes in one batch with the bit-packed kernel, else each
+// on a lane of its own: the hardware queues asked for before the GPUs are counted follow.
+TEST(LifeRun, LanesPerGpuAreOneBatchOrAUniverseEach) {
+  Options o;
+  o.universes = 40;
+  EXPECT_EQ(lanes_per_gpu(o), 1);
+  o.timed = true;
+  EXPECT_EQ(lanes_per_gpu(o), 40);
+  o.timed = false;
+  o.kernel = Kernel::global_memory;
+  o.universes = 500;
+  EXPECT_EQ(lanes_per_gpu(o), 64);
+  o.universes = 3;
+  EXPECT_EQ(lanes_per_gpu(o), 3);
+}
+
 // An item of the engine's Life operation: the state in, the new state and the populations
 // out, over the input (a universe stepped in place, two chunks running on); the host form
 // steps the bit-packed words a GPU would (a universe may move between the CPU and a GPU from

@@ -96,6 +96,12 @@ struct RunStats {
   std::size_t staging_peak_bytes = 0;  // most input staging lent at once, since the engine began
 };
 
+// Asks for the hardware queues an engine with `options` keeps busy on a real GPU (its lanes:
+// request_hardware_queues in cuda/device.hpp), and for none when its set has no real GPU.
+// The engine asks as it is made; a program that calls CUDA before (counting or naming GPUs,
+// resolving a device set) asks first, since the driver reads the request once. Never throws.
+void request_lane_queues(const EngineOptions& options) noexcept;
+
 class Engine {
  public:
   Engine(Operation op, EngineOptions options = {});

@@ -29,6 +29,9 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
+// Universes each on a stream of their own: at most this many streams per GPU.
+constexpr int kMostLanesPerGpu = 64;
+
 double ms_between(Clock::time_point a, Clock::time_point b) {
   return std::chrono::duration<double, std::milli>(b - a).count();
 }
@@ -75,7 +78,7 @@ pipeline::EngineOptions engine_options(const pipeline::DeviceSet& set, const std
     eo.batch_items = static_cast<int>(share);
     eo.batch_bytes = std::max<std::size_t>(eo.batch_bytes, share * state_bytes + 1);
   } else if (set.on_gpus()) {
-    eo.lanes = static_cast<int>(std::clamp<std::size_t>(share, 1, 64));
+    eo.lanes = static_cast<int>(std::clamp<std::size_t>(share, 1, kMostLanesPerGpu));
   }
   return eo;
 }
@@ -143,7 +146,15 @@ detail::UniverseShape shape_of(const Options& o, bool on_gpus) {
 
 }  // namespace
 
+int lanes_per_gpu(const Options& o) noexcept {
+  if (o.kernel == Kernel::bit_packed && !o.timed) return 1;
+  return static_cast<int>(std::clamp(o.universes, 1, kMostLanesPerGpu));
+}
+
 pipeline::DeviceSet device_set(const Options& o) {
+  pipeline::EngineOptions asked = o.engine;
+  asked.lanes = lanes_per_gpu(o);
+  pipeline::request_lane_queues(asked);  // resolving the set starts CUDA
   return pipeline::DeviceSet::resolve(o.engine.backend, o.engine.devices, o.engine.simulate_gpus, true, true).unmixed();
 }
 

@@ -61,6 +61,7 @@ BandsRun compute_bands(pipeline::Operation op, pipeline::EngineOptions options, 
   // The bands are cut for every lane of the set. GPUs the engine will find count as one:
   // counting them would start CUDA (0.1-0.4 s) in a run the CPU may well finish alone, and
   // a GPU's lanes go through their bands far faster than the CPU's lane anyway.
+  pipeline::request_lane_queues(options);  // named GPUs are counted now
   const pipeline::DeviceSet set =
       pipeline::DeviceSet::resolve(options.backend, options.devices, options.simulate_gpus, static_cast<bool>(op.host),
                                    static_cast<bool>(op.device));

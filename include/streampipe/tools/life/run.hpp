@@ -95,6 +95,10 @@ struct Summary {
 // so they never share a run). Throws as DeviceSet::resolve.
 [[nodiscard]] pipeline::DeviceSet device_set(const Options& options);
 
+// The most lanes (streams) a GPU keeps busy in a run of `options`: one when its universes go
+// in one batch (the bit-packed kernel, untimed), else one per universe, at most 64.
+[[nodiscard]] int lanes_per_gpu(const Options& options) noexcept;
+
 [[nodiscard]] Summary run(const Options& options);
 
 // What run() holds on the host for `universes` universes of this process while it steps on
