@@ -149,11 +149,6 @@ RunSummary convert(std::span<const Job> jobs, const Options& o) {
   pipeline::EngineOptions eo = o.engine;
   eo.host_threads = threads;
   eo.lanes = eo.lanes > 0 ? eo.lanes : 4;
-  // A GPU's lanes need as many hardware queues, and no more: each queue beyond the driver's
-  // 8 made the GPU's start slower (docs/gray.md). Asked for here, not only by the engine:
-  // setenv() races with the getenv() of threads already running (libjpeg-turbo reads its
-  // settings on each thread's first decode), so the environment is final before any start.
-  pipeline::request_lane_queues(eo);
   eo.cpu_lanes = eo.cpu_lanes > 0 ? eo.cpu_lanes : std::max(2, threads / 4);
   // Enough slots that every worker can stage one item while each lane holds one.
   if (eo.depth <= 0) eo.depth = std::max(2, (threads + 2 * std::min(eo.lanes, eo.cpu_lanes) - 1) / std::min(eo.lanes, eo.cpu_lanes));
