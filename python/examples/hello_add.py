@@ -1,8 +1,8 @@
 # SPDX-License-Identifier: Apache-2.0
 """Hello, GPU: multiply two arrays with a SourceModule kernel and with an ElementwiseKernel,
 and find out why one of them looked 200x "faster" in the chapter: its first call paid for
-the NVRTC compile, the other's did not. Timed properly (events, after a warm-up call),
-the two kernels take the same time.
+the NVRTC compile, the other's did not. Timed properly (events, after a warm-up call, with
+the launches queued before the GPU reaches them), the two kernels take the same time.
 
     python hello_add.py            # on the GPU when there is one
     python hello_add.py --host     # the host backend: compile timing, the product on the CPU
@@ -22,10 +22,23 @@ __global__ void multiply_them(float* dest, const float* a, const float* b, int n
 }
 """
 
+# Keeps a stream busy for a while. A launch from Python takes tens of microseconds, as long as
+# this kernel on 16M floats; timed as they are launched, the events would time Python.
+HOLD = """
+__global__ void hold(long long cycles) {
+  const long long start = clock64();
+  while (clock64() - start < cycles) {
+  }
+}
+"""
 
-def gpu_time_ms(launch: Callable[[sp.Stream], object], repeats: int = 20) -> float:
+
+def gpu_time_ms(launch: Callable[[sp.Stream], object], hold: Callable[[sp.Stream], object],
+                repeats: int = 20) -> float:
+    """The GPU's time per launch: the stream is held while the launches are queued behind it."""
     stream = sp.Stream()
     start, stop = sp.Event(), sp.Event()
+    hold(stream)
     start.record(stream.handle)
     for _ in range(repeats):
         launch(stream)
@@ -76,8 +89,14 @@ def main() -> None:
     print(f"first call, wall clock: SourceModule {1e3 * first_source:.1f} ms (compile + load + launch), "
           f"ElementwiseKernel {1e3 * first_elementwise:.2f} ms (compiled beforehand in {compile_ms:.1f} ms)")
     print(f"  ratio {first_source / first_elementwise:.0f}x: the compile, not the kernel")
-    t_source = gpu_time_ms(lambda s: multiply_them(d_dest, d_a, d_b, np.int32(n), grid=grid, block=block, stream=s))
-    t_elem = gpu_time_ms(lambda s: product(d_dest, d_a, d_b, stream=s))
+    hold_kernel = sp.SourceModule(HOLD).get_function("hold")
+
+    def hold(stream: sp.Stream) -> None:  # 50M cycles: 25-50 ms at a GPU's clocks
+        hold_kernel(np.int64(50_000_000), grid=1, block=1, stream=stream)
+
+    t_source = gpu_time_ms(lambda s: multiply_them(d_dest, d_a, d_b, np.int32(n), grid=grid, block=block, stream=s),
+                           hold)
+    t_elem = gpu_time_ms(lambda s: product(d_dest, d_a, d_b, stream=s), hold)
     print(f"warm, timed with events: SourceModule {t_source:.3f} ms, ElementwiseKernel {t_elem:.3f} ms "
           f"({3 * 4 * n / t_source / 1e6:.0f} GB/s)")
     if args.quick:  # 400 elements: both are a launch's few microseconds, not the kernel
