@@ -310,6 +310,10 @@ const EngineOptions& Engine::options() const noexcept { return impl_->options; }
 const DeviceSet& Engine::device_set() const noexcept { return impl_->set; }
 Timeline& Engine::timeline() noexcept { return impl_->timeline; }
 std::vector<DeviceReport> Engine::device_report() const { return impl_->reports(); }
+std::string Engine::gpus_left_out() const {
+  const std::lock_guard lock(impl_->mutex);
+  return impl_->gpus_left_out;
+}
 
 std::vector<DeviceReport> Engine::wait_until_started() {
   {

@@ -104,12 +104,16 @@ void Engine::Impl::start_gpus(const std::stop_token& stop_token) noexcept {
     bool none_left = false;
     {
       std::lock_guard lock(mutex);
-      for (auto& m : members)
+      bool any_gpu = false;
+      for (auto& m : members) {
+        any_gpu = any_gpu || m->device != kCpuDevice;
         if (m->device != kCpuDevice && m->report.state == DeviceReport::State::starting) {
           m->report.state = DeviceReport::State::not_started;
           m->report.reason = why;
           none_left = free_slots.fail(m->position) == 0;
         }
+      }
+      if (set.find_gpus && !any_gpu) gpus_left_out = why;  // the search never ran: no member says it
       gpus_starting -= std::min(gpus_starting, not_started);
       judging_gpu_start = false;
       none_left = none_left || free_slots.choice().alive_count() == 0;
@@ -180,8 +184,10 @@ void Engine::Impl::start_gpus(const std::stop_token& stop_token) noexcept {
         for (int d = 0; d < found; ++d) add_member(d, false, options.lanes);
         gpus_starting += static_cast<std::size_t>(found);
         --gpus_starting;  // the search itself
-        if (found == 0 && free_slots.choice().alive_count() == 0)
-          none_found = "no usable GPU: " + Device::unavailable_reason().value_or("none found");
+        if (found == 0) {
+          gpus_left_out = "no usable GPU: " + Device::unavailable_reason().value_or("none found");
+          if (free_slots.choice().alive_count() == 0) none_found = gpus_left_out;
+        }
       }
       for (auto& m : members)
         if (m->device != kCpuDevice) starting.push_back(m.get());

@@ -78,6 +78,7 @@ struct Engine::Impl {
   // Engine::expect): the horizon beyond which a slow member would hold the run.
   double expected = static_cast<double>(options.expected_items);
   std::size_t gpus_starting = 0;  // GPUs (or the search for them) not joined or failed yet
+  std::string gpus_left_out;      // Engine::gpus_left_out
   // The GPU starter is weighing whether to start its next GPU (not starting one): once every
   // item of a run of known length is taken it decides at once, and drain() waits for that so
   // the reports it leaves say "not started" with the reason, not "starting".

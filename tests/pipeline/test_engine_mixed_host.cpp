@@ -235,6 +235,32 @@ TEST(EngineMixedHost, AShortRunOfKnownLengthLeavesTheGpusUnstarted) {
     EXPECT_EQ(member(report, d).state, DeviceReport::State::not_started);
     EXPECT_NE(member(report, d).reason.find("sooner than a GPU pays for itself"), std::string::npos) << member(report, d).reason;
   }
+  EXPECT_EQ(engine.gpus_left_out(), "");  // the set named its GPUs: their reports say why
+}
+
+// With every GPU to be found as the engine starts, a run the CPU finishes first never looks
+// for them (no CUDA call), so no member says why: the engine does. Here with no driver the
+// reason is that; with one, the run's shortness.
+TEST(EngineMixedHost, GpusNeverLookedForAreSaidToBeLeftOutAndWhy) {
+  Scenario sc;
+  sc.delay[kCpuDevice] = 1000us;
+  auto options = cpu_and_simulated({});
+  options.simulate_gpus = false;
+  options.expected_items = 30;
+  options.gpu_start_ms = 5000;
+  Operation op = sc.operation();
+  op.device = [](const Batch&) {};  // a device form, so that the set would look for GPUs
+  Engine engine(op, options);
+  ASSERT_TRUE(engine.device_set().find_gpus);
+  const ItemsRun run = run_items(engine, 30);
+  for (const auto& r : run.results) ASSERT_TRUE(r.ok()) << r.error;
+  const auto report = engine.wait_until_started();
+  ASSERT_EQ(report.size(), 1u);
+  EXPECT_EQ(report[0].device, kCpuDevice);
+  const std::string why = engine.gpus_left_out();
+  EXPECT_NE(why.find(Device::driver_installed() ? "sooner than a GPU pays for itself" : "no NVIDIA driver found"),
+            std::string::npos)
+      << why;
 }
 
 // 400 items of `work_kind` on the CPU (2 ms each) beside a simulated GPU (0.2 ms) whose start

@@ -126,13 +126,24 @@ contains err.txt "would replace the input" "input protected"
 absent out8
 
 # --decode gpu: runs where the build has nvJPEG and a GPU is usable, else a usage error that
-# says why; either way the summary or the error mentions nvJPEG.
-"$cli" gray jpg/a.jpg in/sub/b.png -o outgpu --decode gpu >out.txt 2>err.txt
+# says why. On the GPU alone (--backend gpu) nvJPEG takes the JPEG and the CPU decoder the
+# PNG; beside the CPU (the default backend) two files end on the CPU before a GPU would have
+# started, and the summary line says so.
+"$cli" gray jpg/a.jpg in/sub/b.png -o outgpu --decode gpu --backend gpu -v >out.txt 2>err.txt
 rc=$?
 case $rc in
   0) is_gray_png outgpu/a.png; is_gray_png outgpu/b.png
      contains out.txt "1 file(s) by nvJPEG on the GPU, 1 given to the CPU decoder (1 PNG file)" "decode summary" ;;
   2) contains err.txt "nvJPEG" "gpu decode unavailable explained"; absent outgpu ;;
+  *) echo "FAIL: --decode gpu --backend gpu: exit $rc"; cat out.txt err.txt; failures=$((failures + 1)) ;;
+esac
+"$cli" gray jpg/a.jpg in/sub/b.png -o outmixed --decode gpu >out.txt 2>err.txt
+rc=$?
+case $rc in
+  0) is_gray_png outmixed/a.png; is_gray_png outmixed/b.png
+     contains out.txt "on the CPU (no GPU started: the CPU finishes the run sooner than a GPU pays for itself)" \
+       "a short run says why no GPU started" ;;
+  2) contains err.txt "nvJPEG" "gpu decode unavailable explained"; absent outmixed ;;
   *) echo "FAIL: --decode gpu: exit $rc"; cat out.txt err.txt; failures=$((failures + 1)) ;;
 esac
 

@@ -7,6 +7,7 @@
 #include "test_gray_files.hpp"
 
 #include "streampipe/tools/gray/report.hpp"
+#include "streampipe/tools/gray/text.hpp"
 
 #include <gtest/gtest.h>
 
@@ -139,6 +140,40 @@ TEST(GrayDevices, EachMemberHasALineSayingWhatItDidOrWhyNot) {
   EXPECT_EQ(lines[1], "GPU 0: 40 file(s), 40% of the work, 50.0 images/s; joined 1.50 s after the start (its own start 1.40 s)");
   EXPECT_EQ(lines[2], "GPU 1: still starting when the run ended, so it took no file");
   EXPECT_EQ(lines[3], "GPU 2: not started: the CPU finishes the run sooner");
+}
+
+// A run that could have used a GPU and ran on the CPU alone says why on its one line: the
+// first GPU's state and the gist of its reason, or why the GPUs were never looked for; -v
+// has the figures.
+TEST(GrayDevices, TheSummaryLineSaysWhyNoGpuTookPart) {
+  RunSummary s;
+  s.ok = 2;
+  s.backend = "host";
+  s.device = "host";
+  const CommandTime t{.convert_ms = 10};
+  const RunText run{.files = 2, .gpu_wanted = true};
+  const std::string rule = "the CPU finishes the run sooner than a GPU pays for itself: 0.01 s of work left";
+  s.gpus_left_out = rule;
+  EXPECT_NE(summary_line(s, t, run).find(
+                "on the CPU (no GPU started: the CPU finishes the run sooner than a GPU pays for itself)\n"),
+            std::string::npos)
+      << summary_line(s, t, run);
+  EXPECT_NE(device_lines(s).back().find("the GPUs: not looked for: " + rule), std::string::npos);
+  DeviceShare gpu;
+  gpu.device.device = 0;
+  gpu.device.name = "GPU 0";
+  gpu.device.state = pipeline::DeviceReport::State::not_started;
+  gpu.device.reason = rule;
+  s.gpus_left_out.clear();
+  s.devices.push_back(gpu);
+  EXPECT_NE(summary_line(s, t, run).find(
+                "on the CPU (GPU 0 not started: the CPU finishes the run sooner than a GPU pays for itself)\n"),
+            std::string::npos)
+      << summary_line(s, t, run);
+  s.devices.back().device.state = pipeline::DeviceReport::State::starting;
+  EXPECT_NE(summary_line(s, t, run).find("on the CPU (GPU 0 was still starting when the run ended)"), std::string::npos);
+  // Where no GPU was wanted (--backend host), nothing is said.
+  EXPECT_NE(summary_line(s, t, RunText{.files = 2}).find("on the CPU\n"), std::string::npos);
 }
 
 }  // namespace

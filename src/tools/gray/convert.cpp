@@ -310,6 +310,7 @@ RunSummary convert(std::span<const Job> jobs, const Options& o) {
   if (gpu_stage) summary.codecs = gpu_stage->describe();
 #endif
   detail::total_up(summary, engine.device_report(), call_ms, gpu_encode);
+  summary.gpus_left_out = engine.gpus_left_out();
   if (summary.encode != "cpu") summary.encoder = o.format == io::ImageFormat::png ? "GPU PNG encoder" : "nvJPEG";
   summary.timeline = engine.timeline().report();
   if (!gpu_order.order.empty()) {  // back in job order

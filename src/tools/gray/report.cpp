@@ -69,6 +69,7 @@ std::vector<std::string> device_lines(const RunSummary& s) {
                                   d.reason.empty() ? std::string() : ": " + d.reason));
     }
   }
+  if (!s.gpus_left_out.empty()) lines.push_back("the GPUs: not looked for: " + s.gpus_left_out);
   return lines;
 }
 
@@ -146,6 +147,7 @@ nlohmann::json run_json(const RunSummary& s, bool files) {
                       {"device", s.device},
                       {"engine", s.engine},
                       {"devices", devices_json(s)},
+                      {"gpus_left_out", s.gpus_left_out},
                       {"decode", s.decode},
                       {"encode", s.encode},
                       {"encoder", s.encoder},

@@ -12,11 +12,23 @@
 namespace streampipe::tools::gray {
 namespace {
 
-// Where the files were converted, and, when a GPU could have taken part and none did
-// because there is no driver, that: a reader would otherwise wonder why not the GPU.
+// Where the files were converted, and, when a GPU could have taken part and none did, why
+// (the first GPU's state and the gist of its reason, the GPUs' if they were never looked
+// for, or no driver; -v gives the figures): a reader would otherwise wonder why not the GPU.
 std::string where(const RunSummary& s, const RunText& run) {
   const std::string on = s.device == "host" ? "the CPU" : s.device;
-  if (run.gpu_wanted && s.backend == "host" && !Device::driver_installed()) return on + " (no NVIDIA driver found)";
+  if (!run.gpu_wanted || s.backend != "host") return on;
+  const auto gist = [](const std::string& reason) { return reason.substr(0, reason.find(':')); };
+  for (const auto& m : s.devices) {
+    const auto& d = m.device;
+    if (d.device == pipeline::kCpuDevice) continue;
+    if (d.state == pipeline::DeviceReport::State::starting)
+      return fmt::format("{} ({} was still starting when the run ended)", on, d.name);
+    if (!d.reason.empty())
+      return fmt::format("{} ({} {}: {})", on, d.name, pipeline::device_state_name(d.state), gist(d.reason));
+  }
+  if (!s.gpus_left_out.empty()) return fmt::format("{} (no GPU started: {})", on, gist(s.gpus_left_out));
+  if (!Device::driver_installed()) return on + " (no NVIDIA driver found)";
   return on;
 }
 
