@@ -104,6 +104,16 @@ Config read_config(const State& state) {
 // Each selected peer, with why it cannot run here (nullopt when it can).
 using PeerStatus = std::pair<const gray_bench::Peer*, std::optional<std::string>>;
 
+// Why the tool's run took no GPU, from its --json: why the GPUs were never looked for, else
+// the first GPU's reason; empty if it says none.
+std::string why_no_gpu(const nlohmann::json& run) {
+  if (std::string why = run.value("gpus_left_out", std::string()); !why.empty()) return why;
+  for (const auto& d : run.value("devices", nlohmann::json::array()))
+    if (d.value("device", nlohmann::json()) != "cpu" && !d.value("reason", std::string()).empty())
+      return d["reason"].get<std::string>();
+  return {};
+}
+
 std::vector<RowPlan> plan_rows(const Config& c, const State& state, io::ImageFormat format, const fs::path& in_dir,
                                const fs::path& scratch, bool have_gpu, const std::vector<PeerStatus>& peers) {
   const std::string exe = self_executable().string();
@@ -212,8 +222,10 @@ Table measure_format(const State& state, const Config& c, io::ImageFormat format
     }
   }
   if (at.tool >= 0 && t.rows[static_cast<std::size_t>(at.tool)].fields.value("backend", std::string()) == "host")
-    t.notes.push_back(have_gpu ? "the tool's defaults ran on the CPU alone here (without --decode gpu or --encode gpu a "
-                                 "GPU has no codec work, docs/gray.md): both tool rows take the same path"
+    t.notes.push_back(have_gpu ? fmt::format("the tool's defaults ran on the CPU alone here (no GPU started: {}): both "
+                                             "tool rows take the same path",
+                                             why_no_gpu(t.rows[static_cast<std::size_t>(at.tool)].fields.value(
+                                                 "last_run", nlohmann::json::object())))
                                : fmt::format("no GPU here ({}): the tool's defaults run the host backend, so "
                                              "'streampipe gray' and '--backend host' measure the same thing",
                                              Device::unavailable_reason().value_or("?")));
