@@ -237,6 +237,12 @@ nb::list PyEngine::devices(bool wait) {
   return out;
 }
 
+std::string PyEngine::gpus_left_out() {
+  require_not_forked();
+  const EngineLife::Use use(life_);
+  return engine_->gpus_left_out();
+}
+
 std::string PyEngine::report_json() {
   require_not_forked();
   const EngineLife::Use use(life_);
@@ -410,6 +416,7 @@ void bind_engine(nb::module_& m) {
       .def_prop_ro("closed", &PyEngine::closed)
       .def("describe", &PyEngine::describe)
       .def("devices", &PyEngine::devices, nb::arg("wait"))
+      .def("gpus_left_out", &PyEngine::gpus_left_out)
       .def("report_json", &PyEngine::report_json)
       .def("chrome_trace", &PyEngine::chrome_trace, nb::arg("process_name"))
       .def("gantt_svg", &PyEngine::gantt_svg, nb::arg("title"))

@@ -76,6 +76,7 @@ class PyEngine {
 
   [[nodiscard]] std::string describe();
   [[nodiscard]] nb::list devices(bool wait);
+  [[nodiscard]] std::string gpus_left_out();
   [[nodiscard]] std::string report_json();
   [[nodiscard]] std::string chrome_trace(const std::string& name);
   [[nodiscard]] std::string gantt_svg(const std::string& title);

@@ -308,6 +308,15 @@ class Engine:
         joined, failed to start or been left out): the CPU first, then the GPUs."""
         return [DeviceReport(*d) for d in self._start(None, 0).devices(wait)]
 
+    @property
+    def gpus_left_out(self) -> str:
+        """Why the GPUs were never looked for, when the set finds them as it starts (the CPU
+        and every GPU: backend "auto", no devices named) and no member of device_report()
+        says it; empty when they were looked for, the set named its GPUs, or the engine has
+        not started."""
+        core = self._core
+        return core.gpus_left_out() if core is not None else ""
+
     def describe(self) -> str:
         """One line saying which devices, lanes, depth, batching and staging mode the engine
         uses. Starts the engine if no item has: the planner then has no item to plan from,

@@ -256,3 +256,21 @@ def test_plan_reason_repr_and_describe_say_what_the_engine_is():
         h.map([np.zeros(4, np.float32)])
         assert h.plan_reason.startswith("not planned: the host backend; the library's defaults: lanes ")
     assert sp.Engine.describe.__doc__ and "lanes" in sp.Engine.describe.__doc__
+
+
+def test_gpus_never_looked_for_are_said_to_be_left_out():
+    """The CPU and every GPU, none named: without a GPU the search finds none and says why;
+    with one it is looked for, and nothing is said. Named (simulated) GPUs report their own."""
+    e = sp.Engine(sp.ops.affine(2.0, 1.0))
+    assert e.gpus_left_out == ""  # not started
+    with e:
+        e.map([np.zeros(1000, np.float32)])
+        e.device_report(wait=True)
+        why = e.gpus_left_out
+    if sp.device_count() == 0:
+        assert why.startswith("no usable GPU") or "no NVIDIA driver found" in why, why
+    else:
+        assert why == "", why
+    with sp.Engine(sp.ops.affine(2.0, 1.0), devices=[0], simulate_gpus=True) as s:
+        s.map([np.zeros(1000, np.float32)])
+        assert s.gpus_left_out == ""
