@@ -104,8 +104,8 @@ Config read_config(const State& state) {
 // Each selected peer, with why it cannot run here (nullopt when it can).
 using PeerStatus = std::pair<const gray_bench::Peer*, std::optional<std::string>>;
 
-// Why the tool's run took no GPU, from its --json: why the GPUs were never looked for, else
-// the first GPU's reason; empty if it says none.
+// Why the tool's run took no GPU, from its --json: why its set holds no GPU, else the first
+// GPU's reason; empty if it says none.
 std::string why_no_gpu(const nlohmann::json& run) {
   if (std::string why = run.value("gpus_left_out", std::string()); !why.empty()) return why;
   for (const auto& d : run.value("devices", nlohmann::json::array()))

@@ -310,10 +310,10 @@ class Engine:
 
     @property
     def gpus_left_out(self) -> str:
-        """Why the GPUs were never looked for, when the set finds them as it starts (the CPU
-        and every GPU: backend "auto", no devices named) and no member of device_report()
-        says it; empty when they were looked for, the set named its GPUs, or the engine has
-        not started."""
+        """Why a set that finds its GPUs as it starts (the CPU and every GPU: backend "auto",
+        no devices named) holds none, so that no member of device_report() says it: never
+        looked for (a run the CPU finishes sooner, no driver) or none found. Empty when GPUs
+        were found, the set named its GPUs, or the engine has not started."""
         core = self._core
         return core.gpus_left_out() if core is not None else ""
 

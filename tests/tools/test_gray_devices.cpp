@@ -158,7 +158,7 @@ TEST(GrayDevices, TheSummaryLineSaysWhyNoGpuTookPart) {
                 "on the CPU (no GPU started: the CPU finishes the run sooner than a GPU pays for itself)\n"),
             std::string::npos)
       << summary_line(s, t, run);
-  EXPECT_NE(device_lines(s).back().find("the GPUs: not looked for: " + rule), std::string::npos);
+  EXPECT_NE(device_lines(s).back().find("the GPUs: not started: " + rule), std::string::npos);
   DeviceShare gpu;
   gpu.device.device = 0;
   gpu.device.name = "GPU 0";

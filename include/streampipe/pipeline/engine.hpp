@@ -139,9 +139,10 @@ class Engine {
   [[nodiscard]] Timeline& timeline() noexcept;
   // Each member of the set as it is now: the CPU first, then the GPUs in the set's order.
   [[nodiscard]] std::vector<DeviceReport> device_report() const;
-  // Why the GPUs of a set that looks for them as it starts (the CPU and every GPU: backend
-  // automatic, no devices named) were never looked for, so that no member of device_report()
-  // says it; empty if they were looked for, or the set named its GPUs.
+  // Why a set that looks for its GPUs as it starts (the CPU and every GPU: backend automatic,
+  // no devices named) has none in device_report(), which then has no member to say it: never
+  // looked for (a run the CPU finishes sooner, no driver) or none found. Empty when GPUs were
+  // found, or the set named its GPUs.
   [[nodiscard]] std::string gpus_left_out() const;
   // A line saying which devices, lanes, depth, batching and staging mode are in use.
   [[nodiscard]] std::string describe() const;

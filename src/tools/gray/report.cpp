@@ -69,7 +69,7 @@ std::vector<std::string> device_lines(const RunSummary& s) {
                                   d.reason.empty() ? std::string() : ": " + d.reason));
     }
   }
-  if (!s.gpus_left_out.empty()) lines.push_back("the GPUs: not looked for: " + s.gpus_left_out);
+  if (!s.gpus_left_out.empty()) lines.push_back("the GPUs: not started: " + s.gpus_left_out);
   return lines;
 }
 

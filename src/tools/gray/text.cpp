@@ -13,8 +13,8 @@ namespace streampipe::tools::gray {
 namespace {
 
 // Where the files were converted, and, when a GPU could have taken part and none did, why
-// (the first GPU's state and the gist of its reason, the GPUs' if they were never looked
-// for, or no driver; -v gives the figures): a reader would otherwise wonder why not the GPU.
+// (the first GPU's state and the gist of its reason, the GPUs' if the set holds none, or no
+// driver; -v gives the figures): a reader would otherwise wonder why not the GPU.
 std::string where(const RunSummary& s, const RunText& run) {
   const std::string on = s.device == "host" ? "the CPU" : s.device;
   if (!run.gpu_wanted || s.backend != "host") return on;

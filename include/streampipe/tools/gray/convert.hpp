@@ -130,7 +130,7 @@ struct RunSummary {
   std::size_t group = 1;        // files per engine item (nvJPEG batches a group's JPEGs)
   double setup_ms = 0;          // convert() called -> the engine ready to take the first file
   std::vector<DeviceShare> devices;  // each member of the set, the CPU first
-  std::string gpus_left_out;    // why the machine's GPUs were never looked for (Engine::gpus_left_out)
+  std::string gpus_left_out;    // why no GPU of the machine is in `devices` (Engine::gpus_left_out)
   std::size_t gpu_decoded = 0;  // files nvJPEG decoded
   std::map<std::string, std::size_t> fallbacks;  // Decode::gpu: files the CPU decoded, by reason
   std::map<std::string, std::size_t> decoded_to;  // converted files by FileResult::decoded_to
